@@ -1,0 +1,281 @@
+//! The storage port: DynamoDB's semantics and nothing more (get, conditional writes,
+//! transactions, queries by partition key on the table or a GSI). No scan, by construction.
+//!
+//! One table holds every record. Its key is `pk` + `sk` (strings); two sparse global
+//! secondary indexes, `gsi1` (`gsi1pk`, `gsi1sk`) and `gsi2` (`gsi2pk`, `gsi2sk`), both
+//! projecting all attributes, serve the list endpoints. Every client record's partition key
+//! starts with the client's ID, so one client can never address another's records.
+
+pub mod dynamo;
+pub mod embedded;
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+/// An attribute value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Val {
+    S(String),
+    N(Decimal),
+    Bool(bool),
+}
+
+impl Val {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Val::S(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_num(&self) -> Option<Decimal> {
+        match self {
+            Val::N(n) => Some(*n),
+            _ => None,
+        }
+    }
+}
+
+impl From<&str> for Val {
+    fn from(s: &str) -> Self {
+        Val::S(s.to_owned())
+    }
+}
+impl From<String> for Val {
+    fn from(s: String) -> Self {
+        Val::S(s)
+    }
+}
+impl From<i64> for Val {
+    fn from(n: i64) -> Self {
+        Val::N(Decimal::from(n))
+    }
+}
+
+/// An item: attribute name to value. Always holds `pk` and `sk`.
+pub type Item = BTreeMap<String, Val>;
+
+/// The primary key of an item.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key {
+    pub pk: String,
+    pub sk: String,
+}
+
+impl Key {
+    pub fn new(pk: impl Into<String>, sk: impl Into<String>) -> Self {
+        Key { pk: pk.into(), sk: sk.into() }
+    }
+    /// The item holding just this key; callers add attributes.
+    pub fn item(&self) -> Item {
+        let mut item = Item::new();
+        item.insert("pk".into(), Val::S(self.pk.clone()));
+        item.insert("sk".into(), Val::S(self.sk.clone()));
+        item
+    }
+    /// The key of an item, if it has one.
+    pub fn of(item: &Item) -> Option<Key> {
+        Some(Key::new(item.get("pk")?.as_str()?, item.get("sk")?.as_str()?))
+    }
+}
+
+/// Comparison operators usable in conditions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// A condition on the item currently stored under the write's key. Comparisons against a
+/// missing attribute are false (as in DynamoDB).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cond {
+    /// An item exists under the key.
+    Exists,
+    /// No item exists under the key.
+    NotExists,
+    AttrExists(String),
+    AttrNotExists(String),
+    Cmp(String, CmpOp, Val),
+    And(Vec<Cond>),
+}
+
+/// One change of an update.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Update {
+    Set(String, Val),
+    /// Adds to a number, treating a missing attribute as zero.
+    Add(String, Decimal),
+    Remove(String),
+}
+
+/// A write, alone or in a transaction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Write {
+    Put { item: Item, cond: Option<Cond> },
+    Update { key: Key, ops: Vec<Update>, cond: Option<Cond> },
+    Delete { key: Key, cond: Option<Cond> },
+    /// Writes nothing; fails the transaction when the condition does not hold.
+    Check { key: Key, cond: Cond },
+}
+
+impl Write {
+    pub fn key(&self) -> Option<Key> {
+        match self {
+            Write::Put { item, .. } => Key::of(item),
+            Write::Update { key, .. } | Write::Delete { key, .. } | Write::Check { key, .. } => {
+                Some(key.clone())
+            }
+        }
+    }
+}
+
+/// Which key a query reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Index {
+    Table,
+    Gsi1,
+    Gsi2,
+}
+
+impl Index {
+    /// The (partition, sort) attribute names of this index.
+    pub fn attrs(self) -> (&'static str, &'static str) {
+        match self {
+            Index::Table => ("pk", "sk"),
+            Index::Gsi1 => ("gsi1pk", "gsi1sk"),
+            Index::Gsi2 => ("gsi2pk", "gsi2sk"),
+        }
+    }
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Index::Table => None,
+            Index::Gsi1 => Some("gsi1"),
+            Index::Gsi2 => Some("gsi2"),
+        }
+    }
+}
+
+/// A condition on the sort key of a query.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SkRange {
+    All,
+    BeginsWith(String),
+    /// Inclusive at both ends.
+    Between(String, String),
+}
+
+/// A query: one partition of the table or an index, in sort-key order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Query {
+    pub index: Index,
+    pub pk: String,
+    pub sk: SkRange,
+    /// Ascending sort-key order when true.
+    pub forward: bool,
+    /// Page size (at most this many items are returned).
+    pub limit: u32,
+    /// Continuation: the `next` of the previous page.
+    pub start: Option<Item>,
+}
+
+impl Query {
+    pub fn new(index: Index, pk: impl Into<String>) -> Self {
+        Query { index, pk: pk.into(), sk: SkRange::All, forward: true, limit: 1000, start: None }
+    }
+}
+
+/// A page of query results. `next` is `Some` when more items may follow.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Page {
+    pub items: Vec<Item>,
+    pub next: Option<Item>,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum StoreError {
+    /// A condition did not hold; `index` is the failing write's position in a transaction.
+    #[error("condition failed (write {index:?})")]
+    ConditionFailed { index: Option<usize> },
+    /// The transaction collided with another one; nothing was written. Safe to retry.
+    #[error("transaction conflict")]
+    Conflict,
+    #[error("store backend: {0}")]
+    Backend(String),
+}
+
+/// Most writes a transaction may carry (DynamoDB's limit).
+pub const MAX_TRANSACTION_WRITES: usize = 100;
+
+/// The storage port.
+#[async_trait]
+pub trait Store: Send + Sync {
+    /// Reads one item (strongly consistent).
+    async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError>;
+    /// Applies writes atomically: all or none. One write is a single conditional request,
+    /// several are one transaction (at most [`MAX_TRANSACTION_WRITES`], distinct keys).
+    async fn write(&self, writes: Vec<Write>) -> Result<(), StoreError>;
+    /// One conditional update returning the item as it is after the update.
+    async fn update(&self, key: &Key, ops: Vec<Update>, cond: Option<Cond>) -> Result<Item, StoreError>;
+    /// One page of a query.
+    async fn query(&self, q: &Query) -> Result<Page, StoreError>;
+    /// Requests made to the backend so far (for cost assertions in tests).
+    fn requests(&self) -> u64;
+}
+
+/// Evaluates a condition against the stored item (None when absent). Shared by the embedded
+/// adapter and by tests; the DynamoDB adapter renders the same condition as an expression.
+pub fn eval_cond(cond: &Cond, item: Option<&Item>) -> bool {
+    match cond {
+        Cond::Exists => item.is_some(),
+        Cond::NotExists => item.is_none(),
+        Cond::AttrExists(a) => item.is_some_and(|i| i.contains_key(a)),
+        Cond::AttrNotExists(a) => !item.is_some_and(|i| i.contains_key(a)),
+        Cond::Cmp(a, op, v) => item.and_then(|i| i.get(a)).is_some_and(|cur| cmp_vals(cur, *op, v)),
+        Cond::And(cs) => cs.iter().all(|c| eval_cond(c, item)),
+    }
+}
+
+fn cmp_vals(cur: &Val, op: CmpOp, v: &Val) -> bool {
+    use std::cmp::Ordering;
+    let ord: Option<Ordering> = match (cur, v) {
+        (Val::S(a), Val::S(b)) => Some(a.as_bytes().cmp(b.as_bytes())),
+        (Val::N(a), Val::N(b)) => Some(a.cmp(b)),
+        (Val::Bool(a), Val::Bool(b)) => Some(a.cmp(b)),
+        _ => None,
+    };
+    match (op, ord) {
+        (CmpOp::Ne, None) => true,
+        (_, None) => false,
+        (CmpOp::Eq, Some(o)) => o == Ordering::Equal,
+        (CmpOp::Ne, Some(o)) => o != Ordering::Equal,
+        (CmpOp::Lt, Some(o)) => o == Ordering::Less,
+        (CmpOp::Le, Some(o)) => o != Ordering::Greater,
+        (CmpOp::Gt, Some(o)) => o == Ordering::Greater,
+        (CmpOp::Ge, Some(o)) => o != Ordering::Less,
+    }
+}
+
+/// Applies update operations to an item in place (embedded adapter; DynamoDB does it itself).
+pub fn apply_updates(item: &mut Item, ops: &[Update]) {
+    for op in ops {
+        match op {
+            Update::Set(a, v) => {
+                item.insert(a.clone(), v.clone());
+            }
+            Update::Add(a, n) => {
+                let cur = item.get(a).and_then(Val::as_num).unwrap_or_default();
+                item.insert(a.clone(), Val::N(cur + n));
+            }
+            Update::Remove(a) => {
+                item.remove(a);
+            }
+        }
+    }
+}
