@@ -38,16 +38,16 @@ impl Queue for EmbeddedQueue {
             Ok(Some(b)) => b,
             Ok(None) | Err(_) => return Ok(out),
         };
-        let mut push = |body: String| {
-            let id = self.seq.fetch_add(1, Ordering::Relaxed).to_string();
-            out.push(Message { receipt: id.clone(), id, body });
-        };
-        push(first);
-        while out.len() < max as usize {
+        let mut bodies = vec![first];
+        while bodies.len() < max as usize {
             match rx.try_recv() {
-                Ok(b) => push(b),
+                Ok(b) => bodies.push(b),
                 Err(_) => break,
             }
+        }
+        for body in bodies {
+            let id = self.seq.fetch_add(1, Ordering::Relaxed).to_string();
+            out.push(Message { receipt: id.clone(), id, body });
         }
         Ok(out)
     }
