@@ -1,4 +1,26 @@
-//! The platform library every function links.
+//! The platform library every function links: the HTTP kernel (parameters, credentials,
+//! envelope, routing), auth, the list engine, the storage and queue ports with their
+//! adapters, webhooks, records shared across groups, and the operator API.
+
+pub mod app;
+pub mod auth;
 pub mod aws;
+pub mod clock;
+pub mod config;
+pub mod error;
+pub mod http;
+pub mod ids;
+pub mod list;
+pub mod mask;
+pub mod model;
+pub mod operator;
 pub mod queue;
+pub mod records;
 pub mod store;
+pub mod webhooks;
+
+pub use app::{App, Ctx, Environment};
+pub use error::ApiError;
+pub use http::envelope::{insert_array, Reply};
+pub use http::params::Params;
+pub use http::router::Routes;

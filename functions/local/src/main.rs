@@ -1,1 +1,163 @@
-fn main(){}
+//! `local-api`: every endpoint group on one port, for development. Embedded store by default
+//! (`IPS_DATA_DIR`), or DynamoDB + SQS with `IPS_STORE=dynamodb`. Webhooks are delivered
+//! in-process once the response has been written.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use shared::clock::SystemClock;
+use shared::config::Config;
+use shared::http::{body_limit, RawRequest};
+use shared::webhooks::{Deliverer, Envelope};
+use shared::App;
+
+const DEFAULT_BIND: &str = "127.0.0.1:3000";
+const DEFAULT_CLIENT_ID: &str = "sandbox-client";
+const DEFAULT_API_KEY: &str = "sandbox-api-key";
+const DEFAULT_OPERATOR_TOKEN: &str = "sandbox-operator-token";
+
+fn var(name: &str, default: &str) -> String {
+    std::env::var(name)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| default.to_owned())
+}
+
+/// A response body that hands its webhooks to the queue once hyper is done with it
+/// (written, or the client went away: a `101` was decided either way).
+struct DispatchOnDrop {
+    body: Full<Bytes>,
+    after: Option<(Arc<App>, Vec<Envelope>)>,
+}
+
+impl hyper::body::Body for DispatchOnDrop {
+    type Data = Bytes;
+    type Error = Infallible;
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+impl Drop for DispatchOnDrop {
+    fn drop(&mut self) {
+        if let Some((app, events)) = self.after.take() {
+            if !events.is_empty() {
+                tokio::spawn(async move { app.dispatch(events).await });
+            }
+        }
+    }
+}
+
+async fn serve(
+    app: Arc<App>,
+    req: hyper::Request<Incoming>,
+    peer: SocketAddr,
+) -> Result<hyper::Response<DispatchOnDrop>, Infallible> {
+    let (parts, body) = req.into_parts();
+    let limit = body_limit(&parts.headers);
+    let body = match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(_) => Err(limit),
+    };
+    let raw = RawRequest {
+        method: parts.method,
+        path: parts.uri.path().to_owned(),
+        query: parts.uri.query().map(str::to_owned),
+        headers: parts.headers,
+        body,
+        ip: peer.ip(),
+    };
+    let handled = app.handle(raw).await;
+    let (head, bytes) = handled.response.into_parts();
+    let body = DispatchOnDrop {
+        body: Full::new(bytes),
+        after: Some((app, handled.events)),
+    };
+    Ok(hyper::Response::from_parts(head, body))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), String> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let cfg = Config::from_env("embedded")?;
+    let bind = var("IPS_BIND", DEFAULT_BIND);
+    let client_id = var("IPS_DEV_CLIENT_ID", DEFAULT_CLIENT_ID);
+    let api_key = var("IPS_DEV_API_KEY", DEFAULT_API_KEY);
+    let operator_token = var("IPS_OPERATOR_TOKEN", DEFAULT_OPERATOR_TOKEN);
+    if client_id.contains(':') || api_key.contains(':') || operator_token.contains(':') {
+        return Err(
+            "IPS_DEV_CLIENT_ID, IPS_DEV_API_KEY and IPS_OPERATOR_TOKEN must not contain ':'".into(),
+        );
+    }
+
+    let (store, queue) = cfg.ports(true).await?;
+    let routes = investors::routes();
+    let app = Arc::new(
+        App::new(
+            store.clone(),
+            queue.clone(),
+            Arc::new(SystemClock),
+            cfg.env,
+            routes,
+        )
+        .with_operator_token(Some(operator_token.clone())),
+    );
+    shared::operator::ensure_dev_client(&app, &client_id, &api_key)
+        .await
+        .map_err(|e| e.to_string())?;
+    tokio::spawn(shared::webhooks::run_worker(
+        queue,
+        Deliverer::new(store, cfg.env.url_policy()),
+    ));
+
+    let listener = tokio::net::TcpListener::bind(&bind)
+        .await
+        .map_err(|e| format!("bind {bind}: {e}"))?;
+    println!(
+        "local-api listening on http://{bind} ({} environment, {:?} store)",
+        cfg.env.name(),
+        cfg.store
+    );
+    println!("  sandbox client:  Authorization: Bearer {client_id}:{api_key}");
+    println!("  operator token:  Authorization: Bearer {operator_token}");
+    loop {
+        let (stream, peer) = match listener.accept().await {
+            Ok(conn) => conn,
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                continue;
+            }
+        };
+        let app = app.clone();
+        tokio::spawn(async move {
+            let svc = service_fn(move |req| serve(app.clone(), req, peer));
+            if let Err(e) = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), svc)
+                .await
+            {
+                tracing::debug!(error = %e, "connection closed with an error");
+            }
+        });
+    }
+}

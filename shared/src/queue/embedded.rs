@@ -18,7 +18,11 @@ pub struct EmbeddedQueue {
 impl Default for EmbeddedQueue {
     fn default() -> Self {
         let (tx, rx) = mpsc::unbounded_channel();
-        EmbeddedQueue { tx, rx: Mutex::new(rx), seq: AtomicU64::new(0) }
+        EmbeddedQueue {
+            tx,
+            rx: Mutex::new(rx),
+            seq: AtomicU64::new(0),
+        }
     }
 }
 
@@ -26,7 +30,9 @@ impl Default for EmbeddedQueue {
 impl Queue for EmbeddedQueue {
     async fn send(&self, bodies: Vec<String>) -> Result<(), QueueError> {
         for b in bodies {
-            self.tx.send(b).map_err(|e| QueueError::Backend(e.to_string()))?;
+            self.tx
+                .send(b)
+                .map_err(|e| QueueError::Backend(e.to_string()))?;
         }
         Ok(())
     }
@@ -47,7 +53,11 @@ impl Queue for EmbeddedQueue {
         }
         for body in bodies {
             let id = self.seq.fetch_add(1, Ordering::Relaxed).to_string();
-            out.push(Message { receipt: id.clone(), id, body });
+            out.push(Message {
+                receipt: id.clone(),
+                id,
+                body,
+            });
         }
         Ok(out)
     }

@@ -50,7 +50,10 @@ impl EmbeddedStore {
             tx.open_table(t).map_err(backend)?;
         }
         tx.commit().map_err(backend)?;
-        Ok(EmbeddedStore { db, requests: AtomicU64::new(0) })
+        Ok(EmbeddedStore {
+            db,
+            requests: AtomicU64::new(0),
+        })
     }
 
     fn count(&self) {
@@ -90,7 +93,12 @@ fn index_key(index: Index, item: &Item) -> Result<Option<Vec<u8>>, StoreError> {
     if index == Index::Table {
         return table_key(&key).map(Some);
     }
-    Ok(Some(encode(&[check_part(ip)?, check_part(is)?, check_part(&key.pk)?, check_part(&key.sk)?])))
+    Ok(Some(encode(&[
+        check_part(ip)?,
+        check_part(is)?,
+        check_part(&key.pk)?,
+        check_part(&key.sk)?,
+    ])))
 }
 
 fn decode_item(bytes: &[u8]) -> Result<Item, StoreError> {
@@ -107,7 +115,12 @@ fn read_item(tables: &WriteTables<'_>, key: &Key) -> Result<Option<Item>, StoreE
     }
 }
 
-fn store_item(tables: &mut WriteTables<'_>, key: &Key, old: Option<&Item>, new: Option<&Item>) -> Result<(), StoreError> {
+fn store_item(
+    tables: &mut WriteTables<'_>,
+    key: &Key,
+    old: Option<&Item>,
+    new: Option<&Item>,
+) -> Result<(), StoreError> {
     for (slot, index) in [(1, Index::Gsi1), (2, Index::Gsi2)] {
         if let Some(old) = old {
             if let Some(k) = index_key(index, old)? {
@@ -116,7 +129,9 @@ fn store_item(tables: &mut WriteTables<'_>, key: &Key, old: Option<&Item>, new: 
         }
         if let Some(new) = new {
             if let Some(k) = index_key(index, new)? {
-                tables[slot].insert(k.as_slice(), &[][..]).map_err(backend)?;
+                tables[slot]
+                    .insert(k.as_slice(), &[][..])
+                    .map_err(backend)?;
             }
         }
     }
@@ -124,7 +139,9 @@ fn store_item(tables: &mut WriteTables<'_>, key: &Key, old: Option<&Item>, new: 
     match new {
         Some(item) => {
             let bytes = serde_json::to_vec(item).map_err(backend)?;
-            tables[0].insert(k.as_slice(), bytes.as_slice()).map_err(backend)?;
+            tables[0]
+                .insert(k.as_slice(), bytes.as_slice())
+                .map_err(backend)?;
         }
         None => {
             tables[0].remove(k.as_slice()).map_err(backend)?;
@@ -160,17 +177,25 @@ fn apply(w: &Write, old: Option<&Item>) -> Result<Option<Item>, ()> {
 impl EmbeddedStore {
     fn write_sync(&self, writes: &[Write], returning: bool) -> Result<Option<Item>, StoreError> {
         if writes.is_empty() || writes.len() > MAX_TRANSACTION_WRITES {
-            return Err(StoreError::Backend(format!("{} writes in one transaction", writes.len())));
+            return Err(StoreError::Backend(format!(
+                "{} writes in one transaction",
+                writes.len()
+            )));
         }
         let keys: Vec<Key> = writes
             .iter()
-            .map(|w| w.key().ok_or_else(|| StoreError::Backend("write without key".into())))
+            .map(|w| {
+                w.key()
+                    .ok_or_else(|| StoreError::Backend("write without key".into()))
+            })
             .collect::<Result<_, _>>()?;
         let mut sorted = keys.clone();
         sorted.sort();
         sorted.dedup();
         if sorted.len() != keys.len() {
-            return Err(StoreError::Backend("two writes on one key in a transaction".into()));
+            return Err(StoreError::Backend(
+                "two writes on one key in a transaction".into(),
+            ));
         }
         let mut tx = self.db.begin_write().map_err(backend)?;
         tx.set_durability(Durability::Eventual);
@@ -226,7 +251,8 @@ impl EmbeddedStore {
             }
         }
         if let Some(start) = &q.start {
-            let after = index_key(q.index, start)?.ok_or_else(|| StoreError::Backend("bad start key".into()))?;
+            let after = index_key(q.index, start)?
+                .ok_or_else(|| StoreError::Backend("bad start key".into()))?;
             if q.forward {
                 let mut next = after;
                 next.push(0);
@@ -241,8 +267,14 @@ impl EmbeddedStore {
         }
         let limit = q.limit.max(1) as usize;
         let source = table.as_ref().unwrap_or(&items);
-        let range = source.range(lo.as_slice()..hi.as_slice()).map_err(backend)?;
-        let mut visit = |entry: Result<(redb::AccessGuard<&[u8]>, redb::AccessGuard<&[u8]>), redb::StorageError>| -> Result<bool, StoreError> {
+        let range = source
+            .range(lo.as_slice()..hi.as_slice())
+            .map_err(backend)?;
+        let mut visit = |entry: Result<
+            (redb::AccessGuard<&[u8]>, redb::AccessGuard<&[u8]>),
+            redb::StorageError,
+        >|
+         -> Result<bool, StoreError> {
             let (k, v) = entry.map_err(backend)?;
             let item = if table.is_some() {
                 let raw = k.value();
@@ -250,8 +282,14 @@ impl EmbeddedStore {
                 let [_, _, p, s] = parts.as_slice() else {
                     return Err(StoreError::Backend("corrupt index entry".into()));
                 };
-                let key = encode(&[std::str::from_utf8(p).map_err(backend)?, std::str::from_utf8(s).map_err(backend)?]);
-                let stored = items.get(key.as_slice()).map_err(backend)?.ok_or_else(|| StoreError::Backend("dangling index entry".into()))?;
+                let key = encode(&[
+                    std::str::from_utf8(p).map_err(backend)?,
+                    std::str::from_utf8(s).map_err(backend)?,
+                ]);
+                let stored = items
+                    .get(key.as_slice())
+                    .map_err(backend)?
+                    .ok_or_else(|| StoreError::Backend("dangling index entry".into()))?;
                 decode_item(stored.value())?
             } else {
                 decode_item(v.value())?
@@ -311,9 +349,18 @@ impl Store for EmbeddedStore {
         self.write_sync(&writes, false).map(|_| ())
     }
 
-    async fn update(&self, key: &Key, ops: Vec<Update>, cond: Option<Cond>) -> Result<Item, StoreError> {
+    async fn update(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    ) -> Result<Item, StoreError> {
         self.count();
-        let w = Write::Update { key: key.clone(), ops, cond };
+        let w = Write::Update {
+            key: key.clone(),
+            ops,
+            cond,
+        };
         self.write_sync(std::slice::from_ref(&w), true)?
             .ok_or_else(|| StoreError::Backend("update produced no item".into()))
     }

@@ -66,7 +66,10 @@ pub struct Key {
 
 impl Key {
     pub fn new(pk: impl Into<String>, sk: impl Into<String>) -> Self {
-        Key { pk: pk.into(), sk: sk.into() }
+        Key {
+            pk: pk.into(),
+            sk: sk.into(),
+        }
     }
     /// The item holding just this key; callers add attributes.
     pub fn item(&self) -> Item {
@@ -77,7 +80,10 @@ impl Key {
     }
     /// The key of an item, if it has one.
     pub fn of(item: &Item) -> Option<Key> {
-        Some(Key::new(item.get("pk")?.as_str()?, item.get("sk")?.as_str()?))
+        Some(Key::new(
+            item.get("pk")?.as_str()?,
+            item.get("sk")?.as_str()?,
+        ))
     }
 }
 
@@ -118,11 +124,24 @@ pub enum Update {
 /// A write, alone or in a transaction.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Write {
-    Put { item: Item, cond: Option<Cond> },
-    Update { key: Key, ops: Vec<Update>, cond: Option<Cond> },
-    Delete { key: Key, cond: Option<Cond> },
+    Put {
+        item: Item,
+        cond: Option<Cond>,
+    },
+    Update {
+        key: Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    },
+    Delete {
+        key: Key,
+        cond: Option<Cond>,
+    },
     /// Writes nothing; fails the transaction when the condition does not hold.
-    Check { key: Key, cond: Cond },
+    Check {
+        key: Key,
+        cond: Cond,
+    },
 }
 
 impl Write {
@@ -187,7 +206,14 @@ pub struct Query {
 
 impl Query {
     pub fn new(index: Index, pk: impl Into<String>) -> Self {
-        Query { index, pk: pk.into(), sk: SkRange::All, forward: true, limit: 1000, start: None }
+        Query {
+            index,
+            pk: pk.into(),
+            sk: SkRange::All,
+            forward: true,
+            limit: 1000,
+            start: None,
+        }
     }
 }
 
@@ -222,7 +248,12 @@ pub trait Store: Send + Sync {
     /// several are one transaction (at most [`MAX_TRANSACTION_WRITES`], distinct keys).
     async fn write(&self, writes: Vec<Write>) -> Result<(), StoreError>;
     /// One conditional update returning the item as it is after the update.
-    async fn update(&self, key: &Key, ops: Vec<Update>, cond: Option<Cond>) -> Result<Item, StoreError>;
+    async fn update(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    ) -> Result<Item, StoreError>;
     /// One page of a query.
     async fn query(&self, q: &Query) -> Result<Page, StoreError>;
     /// Requests made to the backend so far (for cost assertions in tests).
@@ -237,7 +268,9 @@ pub fn eval_cond(cond: &Cond, item: Option<&Item>) -> bool {
         Cond::NotExists => item.is_none(),
         Cond::AttrExists(a) => item.is_some_and(|i| i.contains_key(a)),
         Cond::AttrNotExists(a) => !item.is_some_and(|i| i.contains_key(a)),
-        Cond::Cmp(a, op, v) => item.and_then(|i| i.get(a)).is_some_and(|cur| cmp_vals(cur, *op, v)),
+        Cond::Cmp(a, op, v) => item
+            .and_then(|i| i.get(a))
+            .is_some_and(|cur| cmp_vals(cur, *op, v)),
         Cond::And(cs) => cs.iter().all(|c| eval_cond(c, item)),
     }
 }

@@ -1,0 +1,205 @@
+//! Links: createLink, getLink, deleteLink and `GET /v3/links`.
+//!
+//! Two marker items make the link rules hold under concurrency, written in the link's own
+//! transaction: one per (account, related entry) pair (a second link between them is a
+//! duplicate) and one per account with a primary party (at most one).
+
+use serde_json::json;
+use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::model::link::{pair_key, primary_key, LINK_TYPES, RELATED_TYPES};
+use shared::model::{Entity, Link};
+use shared::records::{self, Record};
+use shared::store::{Cond, StoreError, Val, Write};
+use shared::webhooks::Event;
+use shared::{insert_array, ApiError, Ctx, Params, Reply};
+
+use crate::accounts::live_account;
+use crate::parties::live_party;
+
+/// The canonical spelling of `v` among `allowed` (matched case-insensitively), or `106`.
+fn one_of(name: &str, v: &str, allowed: &[&'static str]) -> Result<&'static str, ApiError> {
+    allowed
+        .iter()
+        .find(|a| a.eq_ignore_ascii_case(v.trim()))
+        .copied()
+        .ok_or_else(|| ApiError::invalid(name, format!("must be one of {}", allowed.join(", "))))
+}
+
+fn link_event(method: &str, l: &Link) -> Event {
+    Event::new(method)
+        .field("id", l.id.clone())
+        .field("firstEntryType", l.first_entry_type.clone())
+        .field("firstEntry", l.first_entry.clone())
+        .field("relatedEntry", l.related_entry.clone())
+        .field("relatedEntryType", l.related_entry_type.clone())
+        .field("linkType", l.link_type.clone())
+        .field("notes", l.notes.clone())
+}
+
+/// `PUT /v3/createLink`.
+pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let first_type = one_of("firstEntryType", &p.req(&["firstEntryType"])?, &["Account"])?;
+    let first = p.req(&["firstEntry"])?;
+    let related_type = one_of(
+        "relatedEntryType",
+        &p.req(&["relatedEntryType"])?,
+        RELATED_TYPES,
+    )?;
+    let related = p.req(&["relatedEntry"])?;
+    let link_type = one_of("linkType", &p.req(&["linkType"])?, LINK_TYPES)?;
+    let notes = p.text(&["notes"])?;
+    let primary = match p.int("primary_value")? {
+        None | Some(0) => false,
+        Some(1) => true,
+        Some(_) => return Err(ApiError::invalid("primary_value", "must be 1 or 0")),
+    };
+
+    live_account(&ctx, &first).await?;
+    match related_type {
+        "Account" => live_account(&ctx, &related).await.map(drop)?,
+        "IndivACParty" => live_party(&ctx, &related).await.map(drop)?,
+        _ => match records::load::<Entity>(ctx.store(), ctx.client_id(), &related).await? {
+            Some(s) if !s.rec.deleted() => {}
+            _ => return Err(ApiError::coded("198", "Party does not exist")),
+        },
+    }
+    if first == related {
+        return Err(ApiError::coded_http(
+            "1400",
+            400,
+            "An account cannot be linked to itself",
+        ));
+    }
+    if primary && related_type != "IndivACParty" {
+        return Err(ApiError::coded_http(
+            "1422",
+            422,
+            "A primary party must be an individual party (IndivACParty)",
+        ));
+    }
+
+    let mut link = Link {
+        id: ctx.next_id(shared::ids::LINK).await?,
+        first_entry_type: first_type.into(),
+        first_entry: first.clone(),
+        related_entry_type: related_type.into(),
+        related_entry: related.clone(),
+        link_type: link_type.into(),
+        notes,
+        primary: if primary { "1" } else { "0" }.into(),
+        ..Link::default()
+    };
+    link.created = ctx.now();
+    link.updated = link.created.clone();
+
+    let client = ctx.client_id();
+    let marker = |key: shared::store::Key| {
+        let mut item = key.item();
+        item.insert("linkId".into(), Val::S(link.id.clone()));
+        Write::Put {
+            item,
+            cond: Some(Cond::NotExists),
+        }
+    };
+    let mut writes = records::insert(client, &link)?;
+    let pair_at = writes.len();
+    writes.push(marker(pair_key(client, &first, &related)));
+    if primary {
+        writes.push(marker(primary_key(client, &first)));
+    }
+    match ctx
+        .commit(writes, vec![link_event("createLink", &link)])
+        .await
+    {
+        Ok(()) => Ok(Reply::ok().with("linkDetails", insert_array(json!({"id": link.id})))),
+        Err(StoreError::ConditionFailed { index: Some(i) }) if i == pair_at => {
+            Err(ApiError::coded_http("1400", 400, "The link already exists"))
+        }
+        Err(StoreError::ConditionFailed { index: Some(i) }) if i == pair_at + 1 => Err(
+            ApiError::coded_http("1422", 422, "The account already has a primary party"),
+        ),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A live link of the caller by its numeric `id`: `106` when not numeric, `404` when unknown.
+async fn live_link(ctx: &Ctx, p: &Params) -> Result<records::Stored<Link>, ApiError> {
+    let id = p.req(&["id"])?;
+    if id.trim().parse::<u64>().is_err() {
+        return Err(ApiError::invalid("id", "Numeric values only"));
+    }
+    match records::load::<Link>(ctx.store(), ctx.client_id(), id.trim()).await? {
+        Some(s) if !s.rec.deleted() => Ok(s),
+        _ => Err(ApiError::coded("404", "Link does not exist")),
+    }
+}
+
+/// `POST /v3/getLink`.
+pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let s = live_link(&ctx, &p).await?;
+    Ok(Reply::ok().with("linkDetails", [s.rec.view()]))
+}
+
+/// `POST /v3/deleteLink`: a virtual delete that frees the pair and the primary slot.
+pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let stored = live_link(&ctx, &p).await?;
+    let mut link = stored.rec.clone();
+    link.deleted = true;
+    link.updated = ctx.now();
+    let client = ctx.client_id();
+    let mine = |key| Write::Delete {
+        key,
+        cond: Some(Cond::Cmp(
+            "linkId".into(),
+            shared::store::CmpOp::Eq,
+            Val::S(link.id.clone()),
+        )),
+    };
+    let mut writes = records::replace(client, &stored, &link)?;
+    writes.push(mine(pair_key(
+        client,
+        &link.first_entry,
+        &link.related_entry,
+    )));
+    if link.primary == "1" {
+        writes.push(mine(primary_key(client, &link.first_entry)));
+    }
+    match ctx
+        .commit(writes, vec![link_event("deleteLink", &link)])
+        .await
+    {
+        Ok(()) => Ok(Reply::ok().desc("Link has been deleted successfully!")),
+        Err(StoreError::ConditionFailed { .. }) => {
+            Err(ApiError::coded("404", "Link does not exist"))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+const LIST: ListSpec = ListSpec {
+    fields: &[
+        f("id", FieldKind::Id),
+        f("firstEntryType", FieldKind::Text),
+        f("firstEntry", FieldKind::Text),
+        f("relatedEntryType", FieldKind::Text),
+        f("relatedEntry", FieldKind::Text),
+        f("linkType", FieldKind::Text),
+        f("notes", FieldKind::Text),
+        f("primary_value", FieldKind::Number),
+        f("createdDate", FieldKind::Date),
+        f("updatedDate", FieldKind::Date),
+    ],
+    id_field: "id",
+    default_sort: ("createdDate", Dir::Desc),
+    equality_only: false,
+    sort_fallback: false,
+};
+
+/// `GET /v3/links`: scope `link.read`, newest first.
+pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let q = shared::list::parse(p.query_pairs(), &LIST)?;
+    let page = records::list::<Link>(ctx.store(), ctx.client_id(), &q, Link::view).await?;
+    Ok(Reply::ok()
+        .with("links", &page.records)
+        .with("pagination", page.pagination()))
+}

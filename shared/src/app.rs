@@ -1,0 +1,167 @@
+//! The application: ports, configuration and routes, and the request context operations see.
+
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::auth::{ClientCache, ClientRecord, PiiLevel};
+use crate::clock::{timestamp, Clock};
+use crate::error::ApiError;
+use crate::http::params::Params;
+use crate::http::router::Routes;
+use crate::ids::{IdAllocator, IdKind};
+use crate::queue::Queue;
+use crate::store::{Store, StoreError, Write, MAX_TRANSACTION_WRITES};
+use crate::webhooks::{Envelope, Event, UrlPolicy};
+
+/// `sandbox` (the local API's default) or `production`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Environment {
+    Sandbox,
+    Production,
+}
+
+impl Environment {
+    pub fn name(self) -> &'static str {
+        match self {
+            Environment::Sandbox => "sandbox",
+            Environment::Production => "production",
+        }
+    }
+    pub fn url_policy(self) -> UrlPolicy {
+        match self {
+            Environment::Sandbox => UrlPolicy::Sandbox,
+            Environment::Production => UrlPolicy::Production,
+        }
+    }
+}
+
+/// Everything a request needs, built once per process.
+pub struct App {
+    pub store: Arc<dyn Store>,
+    pub queue: Arc<dyn Queue>,
+    pub clock: Arc<dyn Clock>,
+    pub env: Environment,
+    pub ids: IdAllocator,
+    pub clients: ClientCache,
+    pub routes: Routes,
+    /// Enables `/operator/...` in this process (the local API and tests).
+    pub operator_token: Option<String>,
+    /// The build identifier reported by `/v3/status`.
+    pub version: &'static str,
+}
+
+impl App {
+    pub fn new(
+        store: Arc<dyn Store>,
+        queue: Arc<dyn Queue>,
+        clock: Arc<dyn Clock>,
+        env: Environment,
+        routes: Routes,
+    ) -> Self {
+        App {
+            store,
+            queue,
+            clock,
+            env,
+            ids: IdAllocator::new(20),
+            clients: ClientCache::new(Duration::from_secs(60)),
+            routes,
+            operator_token: None,
+            version: env!("CARGO_PKG_VERSION"),
+        }
+    }
+
+    pub fn with_operator_token(mut self, token: Option<String>) -> Self {
+        self.operator_token = token;
+        self
+    }
+
+    /// Hands committed events to the queue, then clears their outbox entries. An entry
+    /// left behind by a crash between the two is re-sent by the outbox sweep.
+    pub async fn dispatch(&self, envelopes: Vec<Envelope>) {
+        if envelopes.is_empty() {
+            return;
+        }
+        let bodies = envelopes.iter().map(Envelope::to_json).collect();
+        if let Err(e) = self.queue.send(bodies).await {
+            tracing::error!(error = %e, "webhooks left in the outbox: queue send failed");
+            return;
+        }
+        for chunk in envelopes.chunks(MAX_TRANSACTION_WRITES) {
+            let deletes = chunk
+                .iter()
+                .map(|e| Write::Delete {
+                    key: e.outbox_key(),
+                    cond: None,
+                })
+                .collect();
+            if let Err(e) = self.store.write(deletes).await {
+                tracing::warn!(error = %e, "outbox entries not cleared; the sweep will resend them");
+            }
+        }
+    }
+}
+
+/// The context of one authenticated request.
+#[derive(Clone)]
+pub struct Ctx {
+    pub app: Arc<App>,
+    pub client: Arc<ClientRecord>,
+    pub ip: IpAddr,
+    pub request_id: Arc<str>,
+    /// The PII level granted (resource-style reads); `High` for method-style calls.
+    pub pii: PiiLevel,
+    pub(crate) committed: Arc<Mutex<Vec<Envelope>>>,
+}
+
+impl Ctx {
+    pub fn client_id(&self) -> &str {
+        &self.client.id
+    }
+
+    pub fn store(&self) -> &dyn Store {
+        self.app.store.as_ref()
+    }
+
+    /// The current time as a response timestamp.
+    pub fn now(&self) -> String {
+        timestamp(self.app.clock.now())
+    }
+
+    /// `110` when the request sets a field the key has no permission for.
+    pub fn check_fields(&self, params: &Params, fields: &[&str]) -> Result<(), ApiError> {
+        match fields
+            .iter()
+            .find(|f| params.value(f).is_some() && !self.client.may_set(f))
+        {
+            Some(f) => Err(ApiError::FieldPermission((*f).to_owned())),
+            None => Ok(()),
+        }
+    }
+
+    pub async fn next_id(&self, kind: IdKind) -> Result<String, ApiError> {
+        self.app.ids.next(self.store(), kind).await
+    }
+
+    /// Applies a state change and the outbox entries of its events atomically; the events
+    /// are delivered after the response. Call it last: a failed call sends no webhook.
+    pub async fn commit(
+        &self,
+        mut writes: Vec<Write>,
+        events: Vec<Event>,
+    ) -> Result<(), StoreError> {
+        let now = self.app.clock.now().timestamp_millis();
+        let envelopes: Vec<Envelope> = events
+            .into_iter()
+            .map(|e| Envelope::new(self.client_id(), e, now))
+            .collect();
+        writes.extend(envelopes.iter().map(Envelope::outbox_write));
+        self.store().write(writes).await?;
+        self.committed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(envelopes);
+        Ok(())
+    }
+}

@@ -1,0 +1,224 @@
+//! Credentials, API keys, method permissions, scopes and IP allow-lists.
+//!
+//! Keys are 256-bit random values shown once; only a BLAKE3 derived hash is stored and
+//! compared in constant time (a password hash would cost milliseconds per request and buys
+//! nothing for random keys). Client records are cached per instance for a short time.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use http::HeaderMap;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+use crate::store::{Key, Store, Val};
+
+const KEY_CONTEXT: &str = "investment-platform-service 2026 api key";
+
+/// A client platform: its keys (hashed), permissions and allow-list.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClientRecord {
+    #[serde(rename = "clientId")]
+    pub id: String,
+    #[serde(rename = "parentClientId")]
+    pub parent: Option<String>,
+    /// Hex BLAKE3 hashes of the active keys.
+    #[serde(rename = "keyHashes")]
+    pub key_hashes: Vec<String>,
+    /// Method-style operations the keys may call; `*` for all.
+    pub methods: Vec<String>,
+    /// Resource-style scopes; `*` for all.
+    pub scopes: Vec<String>,
+    /// Addresses or CIDR blocks; empty allows every address.
+    #[serde(rename = "ipAllowlist")]
+    pub ip_allowlist: Vec<String>,
+    /// Fields the keys may set; `None` for all (`110` otherwise).
+    #[serde(rename = "fieldPermissions", default)]
+    pub field_permissions: Option<Vec<String>>,
+}
+
+impl ClientRecord {
+    /// The store key of a client record.
+    pub fn key(id: &str) -> Key {
+        Key::new("CLIENT", id)
+    }
+
+    /// The client whose webhook tokens this one shares (its parent, or itself).
+    pub fn token_owner(&self) -> &str {
+        self.parent.as_deref().unwrap_or(&self.id)
+    }
+
+    pub fn may_call(&self, method: &str) -> bool {
+        self.methods
+            .iter()
+            .any(|m| m == "*" || m.eq_ignore_ascii_case(method))
+    }
+
+    pub fn ip_allowed(&self, ip: IpAddr) -> bool {
+        self.ip_allowlist.is_empty()
+            || self
+                .ip_allowlist
+                .iter()
+                .any(|entry| match entry.parse::<ipnet::IpNet>() {
+                    Ok(net) => net.contains(&ip),
+                    Err(_) => entry.parse::<IpAddr>().is_ok_and(|a| a == ip),
+                })
+    }
+
+    /// The PII level granted for a scope family (`account.read`, `party.read`), if any.
+    pub fn scope_level(&self, family: &str) -> Option<PiiLevel> {
+        self.scopes
+            .iter()
+            .filter_map(|s| {
+                if s == "*" || s == family {
+                    return Some(PiiLevel::High);
+                }
+                match s.strip_prefix(family)? {
+                    ".pii_high" => Some(PiiLevel::High),
+                    ".pii_medium" => Some(PiiLevel::Medium),
+                    ".pii_low" => Some(PiiLevel::Low),
+                    _ => None,
+                }
+            })
+            .max()
+    }
+
+    pub fn may_set(&self, field: &str) -> bool {
+        self.field_permissions
+            .as_ref()
+            .is_none_or(|f| f.iter().any(|x| x == "*" || x == field))
+    }
+
+    pub fn matches_key(&self, api_key: &str) -> bool {
+        let presented = hash_key(api_key);
+        // Every stored hash is compared, each in constant time (blake3::Hash's equality).
+        self.key_hashes
+            .iter()
+            .filter_map(|h| blake3::Hash::from_hex(h).ok())
+            .fold(false, |found, h| (h == presented) | found)
+    }
+}
+
+/// PII levels of read scopes; a higher level implies the lower ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PiiLevel {
+    Low,
+    Medium,
+    High,
+}
+
+/// The stored form of an API key.
+pub fn hash_key(api_key: &str) -> blake3::Hash {
+    blake3::Hash::from(blake3::derive_key(KEY_CONTEXT, api_key.as_bytes()))
+}
+
+/// A new 256-bit random secret, hex-encoded.
+pub fn random_secret() -> String {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).expect("the operating system's random source is available");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Credentials presented with a request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Credentials {
+    pub client_id: String,
+    pub api_key: String,
+}
+
+/// `Authorization: Bearer <CLIENT_ID>:<API_KEY>`. `Some(None)` when a header is present but
+/// unusable (it still wins over body credentials).
+pub fn header_credentials(headers: &HeaderMap) -> Option<Option<Credentials>> {
+    let value = headers.get(http::header::AUTHORIZATION)?;
+    let parsed = value.to_str().ok().and_then(|v| {
+        let (scheme, rest) = v.trim().split_once(' ')?;
+        if !scheme.eq_ignore_ascii_case("bearer") {
+            return None;
+        }
+        let (id, key) = rest.trim().split_once(':')?;
+        (!id.is_empty() && !key.is_empty()).then(|| Credentials {
+            client_id: id.to_owned(),
+            api_key: key.to_owned(),
+        })
+    });
+    Some(parsed)
+}
+
+/// Client records cached per instance for `ttl` (≤ 60 s), so authentication usually costs
+/// no store read. Operator changes made in this process invalidate the entry at once.
+pub struct ClientCache {
+    ttl: Duration,
+    entries: RwLock<HashMap<String, (Instant, Option<Arc<ClientRecord>>)>>,
+}
+
+impl ClientCache {
+    pub fn new(ttl: Duration) -> Self {
+        ClientCache {
+            ttl: ttl.min(Duration::from_secs(60)),
+            entries: RwLock::default(),
+        }
+    }
+
+    pub fn invalidate(&self, client_id: &str) {
+        self.entries
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(client_id);
+    }
+
+    /// The client record, from the cache or the store.
+    pub async fn get(
+        &self,
+        store: &dyn Store,
+        client_id: &str,
+    ) -> Result<Option<Arc<ClientRecord>>, ApiError> {
+        if let Some((at, rec)) = self
+            .entries
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(client_id)
+        {
+            if at.elapsed() < self.ttl {
+                return Ok(rec.clone());
+            }
+        }
+        let rec = load_client(store, client_id).await?.map(Arc::new);
+        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
+        if entries.len() > 10_000 {
+            entries.clear();
+        }
+        entries.insert(client_id.to_owned(), (Instant::now(), rec.clone()));
+        Ok(rec)
+    }
+
+    /// Authenticates credentials: `103` unless the client exists and the key matches.
+    pub async fn authenticate(
+        &self,
+        store: &dyn Store,
+        creds: &Credentials,
+    ) -> Result<Arc<ClientRecord>, ApiError> {
+        match self.get(store, &creds.client_id).await? {
+            Some(c) if c.matches_key(&creds.api_key) => Ok(c),
+            _ => Err(ApiError::InvalidCredentials),
+        }
+    }
+}
+
+/// Reads a client record from the store.
+pub async fn load_client(
+    store: &dyn Store,
+    client_id: &str,
+) -> Result<Option<ClientRecord>, ApiError> {
+    let Some(item) = store.get(&ClientRecord::key(client_id)).await? else {
+        return Ok(None);
+    };
+    let Some(Val::S(d)) = item.get("d") else {
+        return Ok(None);
+    };
+    serde_json::from_str(d).map(Some).map_err(|e| {
+        tracing::error!(error = %e, "corrupt client record");
+        ApiError::Internal(String::new())
+    })
+}

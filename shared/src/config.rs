@@ -1,0 +1,116 @@
+//! Configuration, read once at start from an allow-list of environment variables, and the
+//! ports it selects.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::app::Environment;
+use crate::queue::embedded::EmbeddedQueue;
+use crate::queue::sqs::SqsQueue;
+use crate::queue::Queue;
+use crate::store::dynamo::DynamoStore;
+use crate::store::embedded::EmbeddedStore;
+use crate::store::Store;
+
+/// Where records live.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreKind {
+    /// The embedded store in this directory.
+    Embedded(PathBuf),
+    /// DynamoDB (and SQS), from the standard AWS environment.
+    DynamoDb,
+}
+
+/// The service's configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// `IPS_ENV`: `sandbox` (default) or `production`.
+    pub env: Environment,
+    /// `IPS_STORE` (`embedded`, the default, or `dynamodb`) with `IPS_DATA_DIR`.
+    pub store: StoreKind,
+    /// `IPS_TABLE`: the DynamoDB table (default `ips`).
+    pub table: String,
+    /// `IPS_WEBHOOK_QUEUE_URL` (Lambda) or, when absent, `IPS_WEBHOOK_QUEUE` (a name the
+    /// local API creates; default `ips-webhooks`).
+    pub webhook_queue: QueueRef,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum QueueRef {
+    Url(String),
+    Name(String),
+}
+
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+impl Config {
+    /// Reads the configuration; `default_store` applies when `IPS_STORE` is unset.
+    pub fn from_env(default_store: &str) -> Result<Config, String> {
+        let env = match var("IPS_ENV").as_deref() {
+            None | Some("sandbox") => Environment::Sandbox,
+            Some("production") => Environment::Production,
+            Some(other) => {
+                return Err(format!(
+                    "IPS_ENV must be sandbox or production, not {other}"
+                ))
+            }
+        };
+        let store = match var("IPS_STORE").as_deref().unwrap_or(default_store) {
+            "embedded" => StoreKind::Embedded(PathBuf::from(
+                var("IPS_DATA_DIR").unwrap_or_else(|| "./.ips-data".into()),
+            )),
+            "dynamodb" => StoreKind::DynamoDb,
+            other => {
+                return Err(format!(
+                    "IPS_STORE must be embedded or dynamodb, not {other}"
+                ))
+            }
+        };
+        let webhook_queue = match var("IPS_WEBHOOK_QUEUE_URL") {
+            Some(url) => QueueRef::Url(url),
+            None => {
+                QueueRef::Name(var("IPS_WEBHOOK_QUEUE").unwrap_or_else(|| "ips-webhooks".into()))
+            }
+        };
+        Ok(Config {
+            env,
+            store,
+            table: var("IPS_TABLE").unwrap_or_else(|| "ips".into()),
+            webhook_queue,
+        })
+    }
+
+    /// Builds the store and the webhook queue. With `create`, missing DynamoDB tables and
+    /// SQS queues are created (the local API); in Lambda the template owns them.
+    pub async fn ports(&self, create: bool) -> Result<(Arc<dyn Store>, Arc<dyn Queue>), String> {
+        match &self.store {
+            StoreKind::Embedded(dir) => {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                let store =
+                    EmbeddedStore::open(&dir.join("store.redb")).map_err(|e| e.to_string())?;
+                Ok((Arc::new(store), Arc::new(EmbeddedQueue::default())))
+            }
+            StoreKind::DynamoDb => {
+                let sdk = crate::aws::sdk_config().await;
+                let store =
+                    DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), self.table.clone());
+                if create {
+                    store.ensure_table().await.map_err(|e| e.to_string())?;
+                }
+                let sqs = aws_sdk_sqs::Client::new(&sdk);
+                let queue = match &self.webhook_queue {
+                    QueueRef::Url(url) => SqsQueue::new(sqs, url.clone()),
+                    QueueRef::Name(name) if create => SqsQueue::ensure(sqs, name)
+                        .await
+                        .map_err(|e| e.to_string())?,
+                    QueueRef::Name(name) => {
+                        return Err(format!("IPS_WEBHOOK_QUEUE_URL is required (queue {name})"))
+                    }
+                };
+                Ok((Arc::new(store), Arc::new(queue)))
+            }
+        }
+    }
+}

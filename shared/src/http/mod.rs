@@ -1,0 +1,260 @@
+//! The request path shared by Lambda and the local API: route, parse, authenticate,
+//! authorize, run the operation, render the envelope. Failures before the operation never
+//! reach a handler and never write.
+
+pub mod envelope;
+pub mod params;
+pub mod router;
+
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Method, Response};
+use tracing::Instrument;
+
+use crate::app::{App, Ctx};
+use crate::auth::{header_credentials, ClientRecord, Credentials, PiiLevel};
+use crate::error::{ApiError, Style};
+use crate::webhooks::Envelope;
+use envelope::{render_error, render_reply, Reply};
+use params::Params;
+use router::{Handler, Matched};
+
+/// Largest body of an ordinary request.
+pub const BODY_LIMIT: usize = 1 << 20;
+/// Largest multipart (upload) body.
+pub const MULTIPART_LIMIT: usize = 50 << 20;
+
+/// The body limit for a request with this content type.
+pub fn body_limit(headers: &HeaderMap) -> usize {
+    let multipart = headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/"));
+    if multipart {
+        MULTIPART_LIMIT
+    } else {
+        BODY_LIMIT
+    }
+}
+
+/// A request as the adapters hand it over.
+pub struct RawRequest {
+    pub method: Method,
+    /// Path without the query.
+    pub path: String,
+    pub query: Option<String>,
+    pub headers: HeaderMap,
+    /// The body, or the limit it exceeded.
+    pub body: Result<Bytes, usize>,
+    /// The caller's address (TCP peer locally, the API Gateway source IP in Lambda).
+    pub ip: IpAddr,
+}
+
+/// The response, and the webhooks to hand over once it has been written.
+pub struct Handled {
+    pub response: Response<Bytes>,
+    pub events: Vec<Envelope>,
+}
+
+const LEGACY_PREFIX: &str = "/tapiv3/index.php";
+
+fn json_response(status: u16, body: Bytes, request_id: &str) -> Response<Bytes> {
+    let mut r = Response::new(body);
+    *r.status_mut() =
+        http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    if let Ok(v) = HeaderValue::from_str(request_id) {
+        r.headers_mut().insert("x-request-id", v);
+    }
+    r
+}
+
+impl App {
+    /// Handles one request end to end.
+    pub async fn handle(self: &Arc<Self>, req: RawRequest) -> Handled {
+        let request_id = uuid::Uuid::new_v4().simple().to_string();
+        let path = req
+            .path
+            .strip_prefix(LEGACY_PREFIX)
+            .unwrap_or(&req.path)
+            .to_owned();
+        let span = tracing::info_span!("request", %request_id, method = %req.method, %path, operation = tracing::field::Empty, client = tracing::field::Empty);
+        async {
+            if path.starts_with("/operator/") || path == "/operator" {
+                let response = crate::operator::handle(self, &req, &path).await;
+                return Handled {
+                    response,
+                    events: Vec::new(),
+                };
+            }
+            let committed = Arc::new(Mutex::new(Vec::new()));
+            let (style, result) = self.run(req, &path, &request_id, committed.clone()).await;
+            let (status, body) = match &result {
+                Ok(reply) => render_reply(reply),
+                Err(e) => {
+                    if let ApiError::Internal(_) = e {
+                        tracing::error!("internal error");
+                    }
+                    render_error(e, style, &request_id)
+                }
+            };
+            let events = if result.is_ok() {
+                std::mem::take(&mut *committed.lock().unwrap_or_else(|e| e.into_inner()))
+            } else {
+                Vec::new()
+            };
+            Handled {
+                response: json_response(status, body, &request_id),
+                events,
+            }
+        }
+        .instrument(span)
+        .await
+    }
+
+    async fn run(
+        self: &Arc<Self>,
+        req: RawRequest,
+        path: &str,
+        request_id: &str,
+        committed: Arc<Mutex<Vec<Envelope>>>,
+    ) -> (Style, Result<Reply, ApiError>) {
+        if req.method == Method::GET && (path == "/v3/ping" || path == "/v3/status") {
+            let result = self
+                .authenticate(&req, None)
+                .await
+                .map(|_| self.health(path));
+            return (Style::Resource, result);
+        }
+        let Some(matched) = self.routes.find(&req.method, path) else {
+            return (Style::Method, Err(ApiError::UnknownRoute(path.to_owned())));
+        };
+        let style = match matched {
+            Matched::Method { .. } => Style::Method,
+            Matched::Resource { .. } => Style::Resource,
+        };
+        (
+            style,
+            self.run_matched(matched, req, request_id, committed).await,
+        )
+    }
+
+    async fn run_matched(
+        self: &Arc<Self>,
+        matched: Matched<'_>,
+        req: RawRequest,
+        request_id: &str,
+        committed: Arc<Mutex<Vec<Envelope>>>,
+    ) -> Result<Reply, ApiError> {
+        let mut params = Params::from_query(req.query.as_deref());
+        let body_err = match (&mut params, &req.body) {
+            (Ok(p), Ok(body)) => {
+                let ct = req
+                    .headers
+                    .get(http::header::CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok());
+                p.add_body(ct, body.clone()).await.err()
+            }
+            (Ok(_), Err(limit)) => Some(ApiError::TooLarge(*limit)),
+            (Err(e), _) => Some(e.clone()),
+        };
+        let params = params.unwrap_or_default();
+        let body_params = (body_err.is_none() && req.method != Method::GET).then_some(&params);
+        let client = match self.authenticate(&req, body_params).await {
+            Ok(c) => c,
+            Err(e) if matches!(body_err, Some(ApiError::TooLarge(_))) => {
+                return Err(ApiError::Coded {
+                    code: e.code(),
+                    desc: e.desc(),
+                    http: Some(413),
+                });
+            }
+            Err(e) => return Err(e),
+        };
+        tracing::Span::current().record("client", client.id.as_str());
+        if !client.ip_allowed(req.ip) {
+            return Err(ApiError::IpNotAllowed);
+        }
+        let (handler, pii, params): (Handler, PiiLevel, Params) = match matched {
+            Matched::Method { name, handler } => {
+                tracing::Span::current().record("operation", name);
+                if !client.may_call(name) {
+                    return Err(ApiError::MethodNotAuthorized(name.to_owned()));
+                }
+                (handler, PiiLevel::High, params)
+            }
+            Matched::Resource {
+                scope,
+                handler,
+                path_params,
+            } => {
+                let level = client.scope_level(scope.family).filter(|l| *l >= scope.min);
+                let Some(level) = level else {
+                    return Err(ApiError::ScopeMissing(scope.name));
+                };
+                let mut params = params;
+                for (k, v) in path_params {
+                    params.set(k, v);
+                }
+                (handler, level, params)
+            }
+        };
+        if let Some(e) = body_err {
+            return Err(e);
+        }
+        let ctx = Ctx {
+            app: self.clone(),
+            client,
+            ip: req.ip,
+            request_id: request_id.into(),
+            pii,
+            committed,
+        };
+        handler(ctx, params).await
+    }
+
+    /// Header credentials win; body credentials count only for non-GET requests.
+    async fn authenticate(
+        &self,
+        req: &RawRequest,
+        body: Option<&Params>,
+    ) -> Result<Arc<ClientRecord>, ApiError> {
+        let creds = match header_credentials(&req.headers) {
+            Some(Some(c)) => c,
+            Some(None) => return Err(ApiError::InvalidCredentials),
+            None => {
+                let from_body = body.and_then(|p| {
+                    let id = p.opt(&["clientID"]).ok().flatten()?;
+                    let key = p.opt(&["developerAPIKey"]).ok().flatten()?;
+                    Some(Credentials {
+                        client_id: id,
+                        api_key: key,
+                    })
+                });
+                from_body.ok_or(ApiError::InvalidCredentials)?
+            }
+        };
+        self.clients.authenticate(self.store.as_ref(), &creds).await
+    }
+
+    fn health(&self, path: &str) -> Reply {
+        if path == "/v3/ping" {
+            return Reply::ok().with("status", "ok");
+        }
+        Reply::ok()
+            .with(
+                "timestamp",
+                self.clock
+                    .now()
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            )
+            .with("version", self.version)
+            .with("environment", self.env.name())
+            .with("flags", serde_json::Value::Null)
+    }
+}

@@ -1,0 +1,212 @@
+//! One typed parameter map from the query string and a form, JSON or multipart body, with
+//! getters that turn a missing or malformed parameter into `106` naming it.
+
+use bytes::Bytes;
+use percent_encoding::percent_decode;
+use serde_json::{Map, Value};
+
+use crate::error::ApiError;
+
+/// An uploaded file of a multipart body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Upload {
+    pub field: String,
+    pub file_name: String,
+    pub content_type: String,
+    pub bytes: Bytes,
+}
+
+/// The request's parameters: query string first, then the body (a body value wins).
+#[derive(Clone, Debug, Default)]
+pub struct Params {
+    map: Map<String, Value>,
+    query: Vec<(String, String)>,
+    uploads: Vec<Upload>,
+}
+
+/// Decodes `application/x-www-form-urlencoded` text strictly: a bad `%` escape or bytes that
+/// are not UTF-8 after decoding are errors, never replaced silently.
+pub fn decode_form(raw: &[u8]) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for part in raw.split(|b| *b == b'&').filter(|p| !p.is_empty()) {
+        let (k, v) = match part.iter().position(|b| *b == b'=') {
+            Some(i) => (&part[..i], &part[i + 1..]),
+            None => (part, &b""[..]),
+        };
+        out.push((decode_component(k)?, decode_component(v)?));
+    }
+    Ok(out)
+}
+
+fn decode_component(raw: &[u8]) -> Result<String, String> {
+    let mut i = 0;
+    while let Some(off) = raw[i..].iter().position(|b| *b == b'%') {
+        let at = i + off;
+        let ok = raw.len() > at + 2
+            && raw[at + 1].is_ascii_hexdigit()
+            && raw[at + 2].is_ascii_hexdigit();
+        if !ok {
+            return Err("invalid percent escape in form data".into());
+        }
+        i = at + 3;
+    }
+    let plus: Vec<u8> = raw
+        .iter()
+        .map(|b| if *b == b'+' { b' ' } else { *b })
+        .collect();
+    percent_decode(&plus)
+        .decode_utf8()
+        .map(|s| s.into_owned())
+        .map_err(|_| "form data is not valid UTF-8".into())
+}
+
+/// Renders a JSON scalar as the string a form would have carried.
+fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(if *b { "1" } else { "0" }.to_owned()),
+        _ => None,
+    }
+}
+
+impl Params {
+    /// Parameters from the query string alone.
+    pub fn from_query(query: Option<&str>) -> Result<Self, ApiError> {
+        let query = decode_form(query.unwrap_or("").as_bytes()).map_err(ApiError::Malformed)?;
+        let mut p = Params::default();
+        for (k, v) in &query {
+            p.map.insert(k.clone(), Value::String(v.clone()));
+        }
+        p.query = query;
+        Ok(p)
+    }
+
+    /// Adds the body's parameters, decoded according to its content type.
+    pub async fn add_body(
+        &mut self,
+        content_type: Option<&str>,
+        body: Bytes,
+    ) -> Result<(), ApiError> {
+        if body.is_empty() {
+            return Ok(());
+        }
+        let ct = content_type.unwrap_or("").to_ascii_lowercase();
+        if ct.starts_with("application/json") || ct.ends_with("+json") {
+            let v: Value = serde_json::from_slice(&body)
+                .map_err(|e| ApiError::Malformed(format!("invalid JSON: {e}")))?;
+            let Value::Object(obj) = v else {
+                return Err(ApiError::Malformed(
+                    "the JSON body must be an object".into(),
+                ));
+            };
+            self.map.extend(obj);
+        } else if ct.starts_with("multipart/form-data") {
+            self.add_multipart(content_type.unwrap_or(""), body).await?;
+        } else {
+            for (k, v) in decode_form(&body).map_err(ApiError::Malformed)? {
+                self.map.insert(k, Value::String(v));
+            }
+        }
+        Ok(())
+    }
+
+    async fn add_multipart(&mut self, content_type: &str, body: Bytes) -> Result<(), ApiError> {
+        let bad = |e: multer::Error| ApiError::Malformed(format!("invalid multipart body: {e}"));
+        let boundary = multer::parse_boundary(content_type).map_err(bad)?;
+        let stream = futures_util::stream::once(async move { Ok::<Bytes, std::io::Error>(body) });
+        let mut mp = multer::Multipart::new(stream, boundary);
+        while let Some(field) = mp.next_field().await.map_err(bad)? {
+            let name = field.name().unwrap_or("").to_owned();
+            match field.file_name().map(str::to_owned) {
+                Some(file_name) => {
+                    let content_type = field
+                        .content_type()
+                        .map(|m| m.to_string())
+                        .unwrap_or_default();
+                    let bytes = field.bytes().await.map_err(bad)?;
+                    self.uploads.push(Upload {
+                        field: name,
+                        file_name,
+                        content_type,
+                        bytes,
+                    });
+                }
+                None => {
+                    let bytes = field.bytes().await.map_err(bad)?;
+                    let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
+                        ApiError::Malformed("multipart field is not valid UTF-8".into())
+                    })?;
+                    self.map.insert(name, Value::String(text));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets a parameter (path parameters of resource routes).
+    pub fn set(&mut self, name: &str, value: impl Into<String>) {
+        self.map
+            .insert(name.to_owned(), Value::String(value.into()));
+    }
+
+    /// The raw value, as sent.
+    pub fn value(&self, name: &str) -> Option<&Value> {
+        self.map.get(name)
+    }
+
+    /// The decoded query-string pairs, in order (list endpoints parse them).
+    pub fn query_pairs(&self) -> &[(String, String)] {
+        &self.query
+    }
+
+    pub fn uploads(&self) -> &[Upload] {
+        &self.uploads
+    }
+
+    /// The whole map (resource-style JSON bodies).
+    pub fn map(&self) -> &Map<String, Value> {
+        &self.map
+    }
+
+    /// The first of `names` that is present, as text; `106` when it is an array or object.
+    pub fn opt(&self, names: &[&str]) -> Result<Option<String>, ApiError> {
+        for name in names {
+            match self.map.get(*name) {
+                None | Some(Value::Null) => continue,
+                Some(v) => {
+                    return scalar_text(v)
+                        .map(Some)
+                        .ok_or_else(|| ApiError::invalid(name, "must be a single value"));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Like [`Params::opt`], empty string when absent.
+    pub fn text(&self, names: &[&str]) -> Result<String, ApiError> {
+        Ok(self.opt(names)?.unwrap_or_default())
+    }
+
+    /// A required parameter (any alias): absent or blank is `106` naming the first name.
+    pub fn req(&self, names: &[&str]) -> Result<String, ApiError> {
+        match self.opt(names)? {
+            Some(v) if !v.trim().is_empty() => Ok(v),
+            _ => Err(ApiError::missing(names[0])),
+        }
+    }
+
+    /// An optional integer: blank counts as absent, anything else not an integer is `106`.
+    pub fn int(&self, name: &str) -> Result<Option<i64>, ApiError> {
+        match self.opt(&[name])? {
+            None => Ok(None),
+            Some(v) if v.trim().is_empty() => Ok(None),
+            Some(v) => v
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| ApiError::invalid(name, "Numeric values only")),
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! Records shared across endpoint groups. Each stores the fields as the spec names them;
+//! the operations choose the casing each method answers with.
+
+pub mod account;
+pub mod link;
+pub mod party;
+pub mod validate;
+
+pub use account::Account;
+pub use link::Link;
+pub use party::{Entity, Party};

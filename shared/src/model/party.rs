@@ -1,0 +1,240 @@
+//! Parties: individuals (`P…`) and entities (`E…`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::auth::PiiLevel;
+use crate::mask::REDACTED;
+use crate::records::Record;
+
+/// An individual party, stored with the field names of `getParty` / `GET /v3/parties`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Party {
+    #[serde(rename = "partyId")]
+    pub id: String,
+    #[serde(rename = "firstName")]
+    pub first_name: String,
+    #[serde(rename = "middleInitial")]
+    pub middle_initial: String,
+    #[serde(rename = "lastName")]
+    pub last_name: String,
+    pub domicile: String,
+    #[serde(rename = "socialSecurityNumber")]
+    pub ssn: String,
+    pub dob: String,
+    #[serde(rename = "primAddress1")]
+    pub prim_address1: String,
+    #[serde(rename = "primAddress2")]
+    pub prim_address2: String,
+    #[serde(rename = "primCity")]
+    pub prim_city: String,
+    #[serde(rename = "primState")]
+    pub prim_state: String,
+    #[serde(rename = "primZip")]
+    pub prim_zip: String,
+    #[serde(rename = "primCountry")]
+    pub prim_country: String,
+    #[serde(rename = "emailAddress")]
+    pub email: String,
+    #[serde(rename = "emailAddress2")]
+    pub email2: String,
+    pub phone: String,
+    pub phone2: String,
+    pub occupation: String,
+    #[serde(rename = "associatedPerson")]
+    pub associated_person: String,
+    #[serde(rename = "empAddress1")]
+    pub emp_address1: String,
+    #[serde(rename = "empAddress2")]
+    pub emp_address2: String,
+    #[serde(rename = "empCity")]
+    pub emp_city: String,
+    #[serde(rename = "empState")]
+    pub emp_state: String,
+    #[serde(rename = "empZip")]
+    pub emp_zip: String,
+    #[serde(rename = "empCountry")]
+    pub emp_country: String,
+    #[serde(rename = "empName")]
+    pub emp_name: String,
+    #[serde(rename = "empStatus")]
+    pub emp_status: String,
+    pub invest_to: String,
+    #[serde(rename = "currentAnnIncome")]
+    pub current_ann_income: Option<i64>,
+    #[serde(rename = "avgAnnIncome")]
+    pub avg_ann_income: Option<i64>,
+    #[serde(rename = "currentHouseholdIncome")]
+    pub current_household_income: Option<i64>,
+    #[serde(rename = "avgHouseholdIncome")]
+    pub avg_household_income: Option<i64>,
+    #[serde(rename = "householdNetworth")]
+    pub household_networth: Option<i64>,
+    #[serde(rename = "kycStatus")]
+    pub kyc_status: String,
+    #[serde(rename = "amlStatus")]
+    pub aml_status: String,
+    #[serde(rename = "amlDate")]
+    pub aml_date: String,
+    pub tags: String,
+    pub notes: String,
+    #[serde(rename = "esignStatus")]
+    pub esign_status: String,
+    #[serde(rename = "documentKey")]
+    pub document_key: String,
+    pub field1: String,
+    pub field2: String,
+    pub field3: String,
+    pub archived: bool,
+    pub deleted: bool,
+    #[serde(rename = "createdIpAddress")]
+    pub created_ip: String,
+    #[serde(rename = "createdDate")]
+    pub created: String,
+    #[serde(rename = "updatedDate")]
+    pub updated: String,
+}
+
+impl Record for Party {
+    const KIND: &'static str = "PARTY";
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn created(&self) -> &str {
+        &self.created
+    }
+    fn deleted(&self) -> bool {
+        self.deleted
+    }
+}
+
+/// Fields every PII level sees in clear (the rest are `REDACTED` below `High`).
+const PARTY_BASE: &[&str] = &[
+    "partyId",
+    "kycStatus",
+    "amlStatus",
+    "amlDate",
+    "partystatus",
+    "createdDate",
+    "updatedDate",
+];
+
+impl Party {
+    /// The record of `GET /v3/parties`: `kycStatus` casing, SSN and DOB `REDACTED`.
+    pub fn view(&self, pii: PiiLevel) -> Map<String, Value> {
+        let mut m = match serde_json::to_value(self) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        for internal in ["archived", "deleted", "createdIpAddress"] {
+            m.shift_remove(internal);
+        }
+        m.insert(
+            "partystatus".into(),
+            Value::from(if self.archived { "Archived" } else { "Active" }),
+        );
+        redact(&mut m, &["socialSecurityNumber", "dob"], PARTY_BASE, pii);
+        m
+    }
+}
+
+/// SSN and DOB fields become `REDACTED` when set; below `High`, every non-base field too.
+pub(crate) fn redact(m: &mut Map<String, Value>, always: &[&str], base: &[&str], pii: PiiLevel) {
+    for (k, v) in m.iter_mut() {
+        let set = !matches!(v, Value::Null) && v.as_str() != Some("");
+        let hide =
+            always.contains(&k.as_str()) || (pii < PiiLevel::High && !base.contains(&k.as_str()));
+        if hide && set {
+            *v = Value::from(REDACTED);
+        }
+    }
+}
+
+/// An entity party, stored with the field names of `getEntity` / `GET /v3/entities`
+/// (`KYCstatus` casing).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Entity {
+    #[serde(rename = "partyId")]
+    pub id: String,
+    #[serde(rename = "entityName")]
+    pub entity_name: String,
+    #[serde(rename = "entityType")]
+    pub entity_type: String,
+    #[serde(rename = "entityDesc")]
+    pub entity_desc: String,
+    pub ein: String,
+    pub domicile: String,
+    #[serde(rename = "primAddress1")]
+    pub prim_address1: String,
+    #[serde(rename = "primAddress2")]
+    pub prim_address2: String,
+    #[serde(rename = "primCity")]
+    pub prim_city: String,
+    #[serde(rename = "primState")]
+    pub prim_state: String,
+    #[serde(rename = "primZip")]
+    pub prim_zip: String,
+    #[serde(rename = "primCountry")]
+    pub prim_country: String,
+    #[serde(rename = "emailAddress")]
+    pub email: String,
+    #[serde(rename = "emailAddress2")]
+    pub email2: String,
+    pub phone: String,
+    pub phone2: String,
+    #[serde(rename = "totalAssets")]
+    pub total_assets: Option<i64>,
+    #[serde(rename = "ownersAI")]
+    pub owners_ai: String,
+    #[serde(rename = "KYCstatus")]
+    pub kyc_status: String,
+    #[serde(rename = "AMLstatus")]
+    pub aml_status: String,
+    #[serde(rename = "AMLdate")]
+    pub aml_date: String,
+    #[serde(rename = "formationDate")]
+    pub formation_date: String,
+    pub tags: String,
+    pub notes: String,
+    pub archived: bool,
+    pub deleted: bool,
+    #[serde(rename = "createdIpAddress")]
+    pub created_ip: String,
+    #[serde(rename = "createdDate")]
+    pub created: String,
+    #[serde(rename = "updatedDate")]
+    pub updated: String,
+}
+
+impl Record for Entity {
+    const KIND: &'static str = "ENTITY";
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn created(&self) -> &str {
+        &self.created
+    }
+    fn deleted(&self) -> bool {
+        self.deleted
+    }
+}
+
+impl Entity {
+    /// The record of `GET /v3/entities` (scope `party.read.pii_high`: every field in clear).
+    pub fn view(&self) -> Map<String, Value> {
+        let mut m = match serde_json::to_value(self) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        for internal in ["archived", "deleted", "createdIpAddress"] {
+            m.shift_remove(internal);
+        }
+        m.insert(
+            "partystatus".into(),
+            Value::from(if self.archived { "Archived" } else { "Active" }),
+        );
+        m
+    }
+}

@@ -1,0 +1,302 @@
+//! The operator API (`/operator/...`): clients, keys, webhook registrations and tokens.
+//! JSON in and out, `Authorization: Bearer <operator token>`. In AWS it is its own function
+//! behind IAM authorization; client keys never reach it.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{HeaderValue, Method, Response};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::app::App;
+use crate::auth::{hash_key, random_secret, ClientRecord};
+use crate::error::ApiError;
+use crate::http::RawRequest;
+use crate::store::{Cond, Item, Val, Write};
+use crate::webhooks::{registration_key, tokens_key};
+
+struct OpError(u16, String);
+
+impl From<ApiError> for OpError {
+    fn from(e: ApiError) -> Self {
+        OpError(500, e.desc())
+    }
+}
+impl From<crate::store::StoreError> for OpError {
+    fn from(e: crate::store::StoreError) -> Self {
+        tracing::error!(error = %e, "operator store failure");
+        OpError(500, "internal error".into())
+    }
+}
+
+fn respond(status: u16, body: Value) -> Response<Bytes> {
+    let mut r = Response::new(Bytes::from(body.to_string()));
+    *r.status_mut() =
+        http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+fn token_ok(app: &App, req: &RawRequest) -> bool {
+    let Some(expected) = &app.operator_token else {
+        return false;
+    };
+    let presented = req
+        .headers
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, t)| t.trim());
+    // Hash both sides so the comparison is constant-time whatever their lengths.
+    presented.is_some_and(|t| hash_key(t) == hash_key(expected))
+}
+
+/// Handles an operator request.
+pub async fn handle(app: &Arc<App>, req: &RawRequest, path: &str) -> Response<Bytes> {
+    if app.operator_token.is_none() {
+        return respond(404, json!({"error": "not found"}));
+    }
+    if !token_ok(app, req) {
+        return respond(401, json!({"error": "invalid operator token"}));
+    }
+    let body: Value = match &req.body {
+        Ok(b) if b.is_empty() => json!({}),
+        Ok(b) => match serde_json::from_slice(b) {
+            Ok(v) => v,
+            Err(e) => return respond(400, json!({"error": format!("invalid JSON: {e}")})),
+        },
+        Err(limit) => return respond(413, json!({"error": format!("body over {limit} bytes")})),
+    };
+    let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let result = match (&req.method, parts.as_slice()) {
+        (&Method::POST, ["operator", "clients"]) => create_client(app, body).await,
+        (&Method::PUT, ["operator", "clients", id, "webhooks", method]) => {
+            put_webhooks(app, id, method, body).await
+        }
+        (&Method::POST, ["operator", "clients", id, "webhook-tokens"]) => new_token(app, id).await,
+        (&Method::PUT, ["operator", "clients", id, "field-permissions"]) => {
+            field_permissions(app, id, body).await
+        }
+        _ => Err(OpError(
+            404,
+            format!("no operator endpoint {} {path}", req.method),
+        )),
+    };
+    match result {
+        Ok((status, v)) => respond(status, v),
+        Err(OpError(status, msg)) => respond(status, json!({"error": msg})),
+    }
+}
+
+type OpResult = Result<(u16, Value), OpError>;
+
+fn parse<T: for<'de> Deserialize<'de>>(body: Value) -> Result<T, OpError> {
+    serde_json::from_value(body).map_err(|e| OpError(400, format!("invalid body: {e}")))
+}
+
+/// Operator-chosen client IDs: letters, digits, `-` and `_`.
+pub fn valid_client_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+fn client_item(rec: &ClientRecord) -> Item {
+    let mut item = ClientRecord::key(&rec.id).item();
+    item.insert(
+        "d".into(),
+        Val::S(serde_json::to_string(rec).unwrap_or_default()),
+    );
+    item
+}
+
+/// Writes a client record, new or replaced.
+pub async fn save_client(
+    app: &App,
+    rec: &ClientRecord,
+    cond: Option<Cond>,
+) -> Result<(), crate::store::StoreError> {
+    app.store
+        .write(vec![Write::Put {
+            item: client_item(rec),
+            cond,
+        }])
+        .await?;
+    app.clients.invalidate(&rec.id);
+    Ok(())
+}
+
+async fn load(app: &App, id: &str) -> Result<ClientRecord, OpError> {
+    crate::auth::load_client(app.store.as_ref(), id)
+        .await?
+        .ok_or_else(|| OpError(404, format!("no client {id}")))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct NewClient {
+    client_id: Option<String>,
+    parent_client_id: Option<String>,
+    #[serde(default = "all")]
+    methods: Vec<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
+    #[serde(default)]
+    ip_allowlist: Vec<String>,
+}
+
+fn all() -> Vec<String> {
+    vec!["*".into()]
+}
+
+async fn create_client(app: &App, body: Value) -> OpResult {
+    let n: NewClient = parse(body)?;
+    let id = n
+        .client_id
+        .unwrap_or_else(|| format!("c{}", &random_secret()[..16]));
+    if !valid_client_id(&id) {
+        return Err(OpError(
+            400,
+            "clientId: letters, digits, '-' and '_' only".into(),
+        ));
+    }
+    for entry in &n.ip_allowlist {
+        if entry.parse::<ipnet::IpNet>().is_err() && entry.parse::<std::net::IpAddr>().is_err() {
+            return Err(OpError(
+                400,
+                format!("ipAllowlist: {entry} is not an address or CIDR block"),
+            ));
+        }
+    }
+    if let Some(parent) = &n.parent_client_id {
+        load(app, parent).await?;
+    }
+    let api_key = random_secret();
+    let rec = ClientRecord {
+        id: id.clone(),
+        parent: n.parent_client_id,
+        key_hashes: vec![hash_key(&api_key).to_hex().to_string()],
+        methods: n.methods,
+        scopes: n.scopes,
+        ip_allowlist: n.ip_allowlist,
+        field_permissions: None,
+    };
+    match save_client(app, &rec, Some(Cond::NotExists)).await {
+        Ok(()) => Ok((201, json!({"clientId": id, "apiKey": api_key}))),
+        Err(crate::store::StoreError::ConditionFailed { .. }) => {
+            Err(OpError(409, format!("client {id} exists")))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Urls {
+    urls: Vec<String>,
+}
+
+async fn put_webhooks(app: &App, id: &str, method: &str, body: Value) -> OpResult {
+    let Urls { urls } = parse(body)?;
+    load(app, id).await?;
+    for u in &urls {
+        let ok = reqwest::Url::parse(u)
+            .is_ok_and(|p| matches!(p.scheme(), "http" | "https") && p.host().is_some());
+        if !ok {
+            return Err(OpError(400, format!("{u} is not an http(s) URL")));
+        }
+    }
+    let key = registration_key(id, method);
+    let write = if urls.is_empty() {
+        Write::Delete { key, cond: None }
+    } else {
+        let mut item = key.item();
+        item.insert(
+            "d".into(),
+            Val::S(serde_json::to_string(&urls).unwrap_or_default()),
+        );
+        Write::Put { item, cond: None }
+    };
+    app.store.write(vec![write]).await?;
+    Ok((
+        200,
+        json!({"clientId": id, "methodName": method, "urls": urls}),
+    ))
+}
+
+async fn new_token(app: &App, id: &str) -> OpResult {
+    let client = load(app, id).await?;
+    let key = tokens_key(client.token_owner());
+    let token = random_secret();
+    let mut tokens: Vec<String> = match app.store.get(&key).await? {
+        Some(item) => item
+            .get("d")
+            .and_then(Val::as_str)
+            .and_then(|s| serde_json::from_str(s).ok())
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    tokens.push(token.clone());
+    let mut item = key.item();
+    item.insert(
+        "d".into(),
+        Val::S(serde_json::to_string(&tokens).unwrap_or_default()),
+    );
+    app.store
+        .write(vec![Write::Put { item, cond: None }])
+        .await?;
+    Ok((201, json!({"token": token})))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Fields {
+    fields: Vec<String>,
+}
+
+async fn field_permissions(app: &App, id: &str, body: Value) -> OpResult {
+    let Fields { fields } = parse(body)?;
+    let mut client = load(app, id).await?;
+    client.field_permissions = if fields.iter().any(|f| f == "*") {
+        None
+    } else {
+        Some(fields.clone())
+    };
+    save_client(app, &client, Some(Cond::Exists)).await?;
+    Ok((200, json!({"clientId": id, "fields": fields})))
+}
+
+/// Creates or refreshes the local API's sandbox client: every method and scope, and the
+/// given key among its keys.
+pub async fn ensure_dev_client(
+    app: &App,
+    id: &str,
+    api_key: &str,
+) -> Result<(), crate::store::StoreError> {
+    let hash = hash_key(api_key).to_hex().to_string();
+    let existing = crate::auth::load_client(app.store.as_ref(), id)
+        .await
+        .ok()
+        .flatten();
+    let mut rec = existing.unwrap_or_else(|| ClientRecord {
+        id: id.to_owned(),
+        parent: None,
+        key_hashes: Vec::new(),
+        methods: all(),
+        scopes: all(),
+        ip_allowlist: Vec::new(),
+        field_permissions: None,
+    });
+    if rec.key_hashes.contains(&hash) {
+        return Ok(());
+    }
+    rec.key_hashes.push(hash);
+    save_client(app, &rec, None).await
+}

@@ -1,0 +1,254 @@
+//! How records of every resource are stored: one partition per client and kind, keyed by
+//! ID; `gsi1` lists live records and `gsi2` every record, both newest first by
+//! `createdDate` then ID; per-client counters kept in the same transaction as the writes
+//! give `totalRecords` without reading the list.
+
+use rust_decimal::Decimal;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::error::ApiError;
+use crate::ids::sortable;
+use crate::store::{Cond, Item, Key, Store, Update, Val, Write};
+
+/// A stored resource record.
+pub trait Record: Serialize + DeserializeOwned + Send + Sync {
+    /// The kind, part of every key (`PARTY`, `ACCOUNT`, ...).
+    const KIND: &'static str;
+    fn id(&self) -> &str;
+    /// `YYYY-MM-DD HH:MM:SS`.
+    fn created(&self) -> &str;
+    /// Virtually deleted (part 1, §Conventions 9).
+    fn deleted(&self) -> bool;
+}
+
+/// The partition holding a client's records of one kind.
+pub fn partition<R: Record>(client: &str) -> String {
+    format!("{client}#{}", R::KIND)
+}
+
+pub fn key<R: Record>(client: &str, id: &str) -> Key {
+    Key::new(partition::<R>(client), id)
+}
+
+/// The key of a client's record counters for one kind (`live`, `all`).
+pub fn counter_key<R: Record>(client: &str) -> Key {
+    Key::new(format!("{client}#COUNT"), R::KIND)
+}
+
+/// The sort key of the list indexes: newest first when read backwards.
+pub fn list_sort_key(created: &str, id: &str) -> String {
+    format!("{created}#{}", sortable(id))
+}
+
+/// A record as read, with the version its next write is conditioned on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stored<R> {
+    pub rec: R,
+    pub version: i64,
+}
+
+fn to_item<R: Record>(client: &str, r: &R, version: i64) -> Result<Item, ApiError> {
+    let mut item = key::<R>(client, r.id()).item();
+    item.insert("v".into(), Val::from(version));
+    let json = serde_json::to_string(r).map_err(|e| {
+        tracing::error!(error = %e, "record does not serialize");
+        ApiError::Internal(String::new())
+    })?;
+    item.insert("d".into(), Val::S(json));
+    let part = partition::<R>(client);
+    let sk = list_sort_key(r.created(), r.id());
+    if !r.deleted() {
+        item.insert("gsi1pk".into(), Val::S(part.clone()));
+        item.insert("gsi1sk".into(), Val::S(sk.clone()));
+    }
+    item.insert("gsi2pk".into(), Val::S(part));
+    item.insert("gsi2sk".into(), Val::S(sk));
+    Ok(item)
+}
+
+/// Decodes a stored record.
+pub fn from_item<R: Record>(item: &Item) -> Result<Stored<R>, ApiError> {
+    let d = item.get("d").and_then(Val::as_str).unwrap_or("");
+    let rec = serde_json::from_str(d).map_err(|e| {
+        tracing::error!(error = %e, kind = R::KIND, "corrupt record");
+        ApiError::Internal(String::new())
+    })?;
+    let version = item
+        .get("v")
+        .and_then(Val::as_num)
+        .and_then(|v| i64::try_from(v).ok())
+        .unwrap_or(0);
+    Ok(Stored { rec, version })
+}
+
+/// Reads one record of the client (deleted ones included).
+pub async fn load<R: Record>(
+    store: &dyn Store,
+    client: &str,
+    id: &str,
+) -> Result<Option<Stored<R>>, ApiError> {
+    match store.get(&key::<R>(client, id)).await? {
+        Some(item) => from_item(&item).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The writes that insert a new record and count it.
+pub fn insert<R: Record>(client: &str, r: &R) -> Result<Vec<Write>, ApiError> {
+    let counts = vec![
+        Update::Add("live".into(), Decimal::ONE),
+        Update::Add("all".into(), Decimal::ONE),
+    ];
+    Ok(vec![
+        Write::Put {
+            item: to_item(client, r, 1)?,
+            cond: Some(Cond::NotExists),
+        },
+        Write::Update {
+            key: counter_key::<R>(client),
+            ops: counts,
+            cond: None,
+        },
+    ])
+}
+
+/// The writes that replace a stored record (`before` as read), keeping the counters right
+/// when it is deleted. The put is conditioned on the version read, so a concurrent change
+/// makes it fail (`ConditionFailed`) rather than be lost.
+pub fn replace<R: Record>(
+    client: &str,
+    before: &Stored<R>,
+    after: &R,
+) -> Result<Vec<Write>, ApiError> {
+    let cond = Cond::Cmp(
+        "v".into(),
+        crate::store::CmpOp::Eq,
+        Val::from(before.version),
+    );
+    let mut writes = vec![Write::Put {
+        item: to_item(client, after, before.version + 1)?,
+        cond: Some(cond),
+    }];
+    if before.rec.deleted() != after.deleted() {
+        let delta = if after.deleted() {
+            Decimal::NEGATIVE_ONE
+        } else {
+            Decimal::ONE
+        };
+        writes.push(Write::Update {
+            key: counter_key::<R>(client),
+            ops: vec![Update::Add("live".into(), delta)],
+            cond: None,
+        });
+    }
+    Ok(writes)
+}
+
+/// The number of live (or all) records of a kind.
+pub async fn count<R: Record>(
+    store: &dyn Store,
+    client: &str,
+    include_deleted: bool,
+) -> Result<u64, ApiError> {
+    let attr = if include_deleted { "all" } else { "live" };
+    let n = store
+        .get(&counter_key::<R>(client))
+        .await?
+        .and_then(|i| i.get(attr).and_then(Val::as_num));
+    Ok(n.and_then(|n| u64::try_from(n).ok()).unwrap_or(0))
+}
+
+/// One page of a list resource, rendered, with `totalRecords`.
+pub struct ListPage {
+    pub records: Vec<serde_json::Map<String, serde_json::Value>>,
+    pub total: usize,
+    pub offset: usize,
+}
+
+impl ListPage {
+    /// The `pagination` object of part 1: zero-based first and last index returned.
+    pub fn pagination(&self) -> serde_json::Value {
+        let end = (self.offset + self.records.len()).saturating_sub(1);
+        serde_json::json!({"totalRecords": self.total, "startIndex": self.offset, "endIndex": end})
+    }
+}
+
+impl From<crate::list::ListError> for ApiError {
+    fn from(e: crate::list::ListError) -> Self {
+        ApiError::Resource {
+            http: e.http_status(),
+            code: e.status_code(),
+            desc: e.desc(),
+        }
+    }
+}
+
+/// Runs a list query over a client's records of one kind. Sorted by `createdDate` with no
+/// filter, it reads the list index and stops after the page, with `totalRecords` from the
+/// counters; otherwise it reads the client's own partition (never the table), filters and
+/// sorts the rendered records.
+pub async fn list<R: Record>(
+    store: &dyn Store,
+    client: &str,
+    q: &crate::list::ListQuery,
+    view: impl Fn(&R) -> serde_json::Map<String, serde_json::Value>,
+) -> Result<ListPage, ApiError> {
+    use crate::store::{Index, Query};
+    if !q.has_filters() && q.sort.0 == "createdDate" {
+        let total = count::<R>(store, client, q.deleted).await? as usize;
+        q.check_offset(total)?;
+        let index = if q.deleted { Index::Gsi2 } else { Index::Gsi1 };
+        let mut query = Query::new(index, partition::<R>(client));
+        query.forward = q.sort.1 == crate::list::Dir::Asc;
+        let mut skip = q.offset;
+        let mut records = Vec::with_capacity(q.limit);
+        loop {
+            query.limit = (skip + q.limit - records.len()).min(1000) as u32;
+            let page = store.query(&query).await?;
+            for item in &page.items {
+                if skip > 0 {
+                    skip -= 1;
+                } else if records.len() < q.limit {
+                    records.push(view(&from_item::<R>(item)?.rec));
+                }
+            }
+            match page.next {
+                Some(next) if records.len() < q.limit => query.start = Some(next),
+                _ => break,
+            }
+        }
+        return Ok(ListPage {
+            records,
+            total,
+            offset: q.offset,
+        });
+    }
+    let mut query = Query::new(Index::Table, partition::<R>(client));
+    let mut all = Vec::new();
+    loop {
+        let page = store.query(&query).await?;
+        for item in &page.items {
+            let rec = from_item::<R>(item)?.rec;
+            if q.deleted || !rec.deleted() {
+                let v = view(&rec);
+                if q.matches(&v) {
+                    all.push(v);
+                }
+            }
+        }
+        match page.next {
+            Some(next) => query.start = Some(next),
+            None => break,
+        }
+    }
+    q.check_offset(all.len())?;
+    all.sort_by(|a, b| q.cmp(a, b));
+    let total = all.len();
+    let records = all.into_iter().skip(q.offset).take(q.limit).collect();
+    Ok(ListPage {
+        records,
+        total,
+        offset: q.offset,
+    })
+}

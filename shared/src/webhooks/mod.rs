@@ -1,0 +1,150 @@
+//! Webhook events: payloads, the outbox written with the state change, and delivery
+//! exactly as part 1 "Events > Mechanics" says.
+
+mod delivery;
+
+pub use delivery::{Deliverer, UrlPolicy};
+
+use serde::{Deserialize, Serialize};
+
+use crate::store::{Item, Key, Val, Write};
+
+/// The fixed `User-Agent` of webhook requests.
+pub const USER_AGENT: &str = "InvestmentPlatformService-Webhooks/1.0";
+
+/// A webhook payload for one method: its fields in the spec's order. `None` is omitted
+/// from the body; booleans are already `1`/`0`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    pub method: String,
+    pub fields: Vec<(String, Option<String>)>,
+}
+
+impl Event {
+    pub fn new(method: &str) -> Self {
+        Event {
+            method: method.to_owned(),
+            fields: Vec::new(),
+        }
+    }
+
+    /// Adds a field; a `None` value is omitted on delivery.
+    pub fn field(mut self, name: &str, value: impl Into<Option<String>>) -> Self {
+        self.fields.push((name.to_owned(), value.into()));
+        self
+    }
+
+    /// Adds a field sent only when it has a non-empty value (`*` in part 1's table).
+    pub fn field_if_set(self, name: &str, value: &str) -> Self {
+        let v = (!value.is_empty()).then(|| value.to_owned());
+        self.field(name, v)
+    }
+}
+
+/// What travels on the queue: one event of one client.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Envelope {
+    pub id: String,
+    #[serde(rename = "clientId")]
+    pub client_id: String,
+    pub event: Event,
+}
+
+/// The outbox partition (entries are removed once handed to the queue).
+pub const OUTBOX_PK: &str = "OUTBOX";
+
+impl Envelope {
+    pub fn new(client_id: &str, event: Event, now_millis: i64) -> Self {
+        Envelope {
+            id: format!("{now_millis:015}#{}", uuid::Uuid::new_v4().simple()),
+            client_id: client_id.to_owned(),
+            event,
+        }
+    }
+
+    pub fn outbox_key(&self) -> Key {
+        Key::new(OUTBOX_PK, self.id.clone())
+    }
+
+    /// The outbox write that goes into the state change's transaction.
+    pub fn outbox_write(&self) -> Write {
+        let mut item: Item = self.outbox_key().item();
+        item.insert("d".into(), Val::S(self.to_json()));
+        Write::Put { item, cond: None }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The form-encoded body: nulls omitted, `developerAPIKey` masked.
+    pub fn form_body(&self) -> String {
+        let pairs: Vec<(&str, &str)> = self
+            .event
+            .fields
+            .iter()
+            .filter_map(|(k, v)| {
+                let v = v.as_deref()?;
+                Some((
+                    k.as_str(),
+                    if k == "developerAPIKey" {
+                        crate::mask::MASK
+                    } else {
+                        v
+                    },
+                ))
+            })
+            .collect();
+        serde_urlencoded::to_string(pairs).unwrap_or_default()
+    }
+}
+
+/// The store key of a method's registration.
+pub fn registration_key(client_id: &str, method: &str) -> Key {
+    Key::new(format!("{client_id}#WEBHOOK"), method)
+}
+
+/// The store key of the webhook tokens shared under a parent client.
+pub fn tokens_key(owner: &str) -> Key {
+    Key::new(format!("{owner}#TOKENS"), "TOKENS")
+}
+
+/// Delivers one queued message. `Ok` means it is done with (delivered, refused by its
+/// endpoint, or unreadable) and may be acknowledged; `Err` leaves it for another attempt.
+pub async fn deliver_message(
+    deliverer: &Deliverer,
+    body: &str,
+) -> Result<(), crate::store::StoreError> {
+    match serde_json::from_str::<Envelope>(body) {
+        Ok(env) => deliverer.deliver(&env).await,
+        Err(e) => {
+            tracing::error!(error = %e, "unreadable webhook message dropped");
+            Ok(())
+        }
+    }
+}
+
+/// The in-process deliverer of the local API: takes messages off the queue as they come and
+/// delivers each concurrently.
+pub async fn run_worker(queue: std::sync::Arc<dyn crate::queue::Queue>, deliverer: Deliverer) {
+    loop {
+        let msgs = match queue.receive(10, std::time::Duration::from_secs(20)).await {
+            Ok(msgs) => msgs,
+            Err(e) => {
+                tracing::warn!(error = %e, "webhook queue receive failed");
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        for m in msgs {
+            let (queue, deliverer) = (queue.clone(), deliverer.clone());
+            tokio::spawn(async move {
+                if deliver_message(&deliverer, &m.body).await.is_ok() {
+                    if let Err(e) = queue.ack(&m.receipt).await {
+                        tracing::warn!(error = %e, "webhook message not acknowledged");
+                    }
+                }
+            });
+        }
+    }
+}
