@@ -1,1 +1,382 @@
+//! The black-box API suite's harness: a fresh service per test on the embedded store or on
+//! DynamoDB + SQS (moto's server, started by `tests/run.sh`), driven in process through the
+//! same kernel the Lambda functions and the local API use, plus a real HTTP listener for
+//! webhooks.
 
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderName, HeaderValue, Method};
+use http_body_util::{BodyExt, Full};
+use serde_json::Value;
+use shared::clock::SystemClock;
+use shared::http::RawRequest;
+use shared::queue::embedded::EmbeddedQueue;
+use shared::queue::sqs::SqsQueue;
+use shared::queue::Queue;
+use shared::store::dynamo::DynamoStore;
+use shared::store::embedded::EmbeddedStore;
+use shared::store::Store;
+use shared::webhooks::Deliverer;
+use shared::{App, Environment};
+use tokio::sync::mpsc;
+
+pub const OPERATOR_TOKEN: &str = "test-operator-token";
+
+/// Which backend a test runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Embedded,
+    DynamoDb,
+}
+
+/// Runs a test body once per backend: `both!(name, |t| async move { ... });`.
+#[macro_export]
+macro_rules! both {
+    ($name:ident, $body:expr) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn embedded() {
+                ($body)($crate::TestApp::new($crate::Backend::Embedded).await).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn dynamodb() {
+                ($body)($crate::TestApp::new($crate::Backend::DynamoDb).await).await
+            }
+        }
+    };
+}
+
+/// A response as a client sees it.
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub json: Value,
+}
+
+impl Resp {
+    /// The body `statusCode`.
+    pub fn code(&self) -> &str {
+        self.json["statusCode"].as_str().unwrap_or("")
+    }
+    pub fn desc(&self) -> &str {
+        self.json["statusDesc"].as_str().unwrap_or("")
+    }
+    /// The record of an insert-array response under `key`.
+    pub fn inserted(&self, key: &str) -> &Value {
+        &self.json[key][1][0]
+    }
+}
+
+/// A fresh service with its own store, queue and sandbox client.
+pub struct TestApp {
+    pub backend: Backend,
+    pub app: Arc<App>,
+    pub client_id: String,
+    pub api_key: String,
+}
+
+/// Credentials of a client.
+#[derive(Clone, Debug)]
+pub struct Creds {
+    pub id: String,
+    pub key: String,
+}
+
+impl Creds {
+    pub fn bearer(&self) -> String {
+        format!("Bearer {}:{}", self.id, self.key)
+    }
+}
+
+async fn aws_ports() -> (Arc<dyn Store>, Arc<dyn Queue>) {
+    if std::env::var("AWS_ENDPOINT_URL").is_err() {
+        panic!("the DynamoDB variant needs moto's server: run the suite with tests/run.sh (it sets AWS_ENDPOINT_URL)");
+    }
+    let sdk = shared::aws::sdk_config().await;
+    let name = format!("t-{}", uuid::Uuid::new_v4().simple());
+    let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), name.clone());
+    store.ensure_table().await.expect("test table");
+    let queue = SqsQueue::ensure(aws_sdk_sqs::Client::new(&sdk), &name)
+        .await
+        .expect("test queue");
+    (Arc::new(store), Arc::new(queue))
+}
+
+impl TestApp {
+    pub async fn new(backend: Backend) -> TestApp {
+        let (store, queue): (Arc<dyn Store>, Arc<dyn Queue>) = match backend {
+            Backend::Embedded => (
+                Arc::new(EmbeddedStore::in_memory()),
+                Arc::new(EmbeddedQueue::default()),
+            ),
+            Backend::DynamoDb => aws_ports().await,
+        };
+        let routes = investors::routes();
+        let app = App::new(
+            store.clone(),
+            queue.clone(),
+            Arc::new(SystemClock),
+            Environment::Sandbox,
+            routes,
+        )
+        .with_operator_token(Some(OPERATOR_TOKEN.into()));
+        let app = Arc::new(app);
+        let client_id = format!("dev-{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+        let api_key = shared::auth::random_secret();
+        shared::operator::ensure_dev_client(&app, &client_id, &api_key)
+            .await
+            .expect("dev client");
+        tokio::spawn(shared::webhooks::run_worker(
+            queue,
+            Deliverer::new(store, Environment::Sandbox.url_policy()),
+        ));
+        TestApp {
+            backend,
+            app,
+            client_id,
+            api_key,
+        }
+    }
+
+    pub fn creds(&self) -> Creds {
+        Creds {
+            id: self.client_id.clone(),
+            key: self.api_key.clone(),
+        }
+    }
+
+    pub fn store(&self) -> &dyn Store {
+        self.app.store.as_ref()
+    }
+
+    /// Sends a request through the kernel, as the adapters do, then hands its webhooks over.
+    pub async fn raw(
+        &self,
+        method: Method,
+        uri: &str,
+        headers: &[(&str, &str)],
+        body: Result<Bytes, usize>,
+    ) -> Resp {
+        self.raw_from(method, uri, headers, body, IpAddr::V4(Ipv4Addr::LOCALHOST))
+            .await
+    }
+
+    pub async fn raw_from(
+        &self,
+        method: Method,
+        uri: &str,
+        headers: &[(&str, &str)],
+        body: Result<Bytes, usize>,
+        ip: IpAddr,
+    ) -> Resp {
+        let (path, query) = match uri.split_once('?') {
+            Some((p, q)) => (p.to_owned(), Some(q.to_owned())),
+            None => (uri.to_owned(), None),
+        };
+        let mut map = HeaderMap::new();
+        for (k, v) in headers {
+            map.append(
+                HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                HeaderValue::from_str(v).unwrap(),
+            );
+        }
+        let handled = self
+            .app
+            .handle(RawRequest {
+                method,
+                path,
+                query,
+                headers: map,
+                body,
+                ip,
+            })
+            .await;
+        let (head, bytes) = handled.response.into_parts();
+        self.app.dispatch(handled.events).await;
+        let json = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes).expect("JSON body")
+        };
+        Resp {
+            status: head.status.as_u16(),
+            headers: head.headers,
+            json,
+        }
+    }
+
+    /// A form-encoded method-style call with the bearer header of `creds`.
+    pub async fn form_as(
+        &self,
+        creds: &Creds,
+        method: Method,
+        op: &str,
+        pairs: &[(&str, &str)],
+    ) -> Resp {
+        let body = serde_urlencoded::to_string(pairs).unwrap();
+        let auth = creds.bearer();
+        let headers = [
+            ("authorization", auth.as_str()),
+            ("content-type", "application/x-www-form-urlencoded"),
+        ];
+        self.raw(
+            method,
+            &format!("/v3/{op}"),
+            &headers,
+            Ok(Bytes::from(body)),
+        )
+        .await
+    }
+
+    /// A form-encoded `PUT /v3/<op>` as the sandbox client.
+    pub async fn put(&self, op: &str, pairs: &[(&str, &str)]) -> Resp {
+        self.form_as(&self.creds(), Method::PUT, op, pairs).await
+    }
+
+    /// A form-encoded `POST /v3/<op>` as the sandbox client.
+    pub async fn post(&self, op: &str, pairs: &[(&str, &str)]) -> Resp {
+        self.form_as(&self.creds(), Method::POST, op, pairs).await
+    }
+
+    /// A `GET` with the bearer header of `creds`.
+    pub async fn get_as(&self, creds: &Creds, uri: &str) -> Resp {
+        let auth = creds.bearer();
+        self.raw(
+            Method::GET,
+            uri,
+            &[("authorization", auth.as_str())],
+            Ok(Bytes::new()),
+        )
+        .await
+    }
+
+    pub async fn get(&self, uri: &str) -> Resp {
+        self.get_as(&self.creds(), uri).await
+    }
+
+    /// A JSON request with the bearer header of `creds`.
+    pub async fn json_as(&self, creds: &Creds, method: Method, uri: &str, body: &Value) -> Resp {
+        let auth = creds.bearer();
+        let headers = [
+            ("authorization", auth.as_str()),
+            ("content-type", "application/json"),
+        ];
+        self.raw(method, uri, &headers, Ok(Bytes::from(body.to_string())))
+            .await
+    }
+
+    /// An operator API call.
+    pub async fn operator(&self, method: Method, path: &str, body: Value) -> Resp {
+        let auth = format!("Bearer {OPERATOR_TOKEN}");
+        let headers = [
+            ("authorization", auth.as_str()),
+            ("content-type", "application/json"),
+        ];
+        self.raw(method, path, &headers, Ok(Bytes::from(body.to_string())))
+            .await
+    }
+
+    /// A new client made through the operator API.
+    pub async fn new_client(&self, spec: Value) -> Creds {
+        let r = self.operator(Method::POST, "/operator/clients", spec).await;
+        assert_eq!(r.status, 201, "{:?}", r.json);
+        Creds {
+            id: r.json["clientId"].as_str().unwrap().into(),
+            key: r.json["apiKey"].as_str().unwrap().into(),
+        }
+    }
+
+    /// Registers webhook URLs for a method of the sandbox client.
+    pub async fn register_webhook(&self, method: &str, urls: &[&str]) {
+        let path = format!("/operator/clients/{}/webhooks/{method}", self.client_id);
+        let r = self
+            .operator(Method::PUT, &path, serde_json::json!({ "urls": urls }))
+            .await;
+        assert_eq!(r.status, 200, "{:?}", r.json);
+    }
+}
+
+/// A webhook request as a listener received it.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub method: Method,
+    pub path: String,
+    pub headers: HeaderMap,
+    pub body: String,
+}
+
+impl Received {
+    /// The form body's pairs, in order.
+    pub fn pairs(&self) -> Vec<(String, String)> {
+        serde_urlencoded::from_str(&self.body).expect("form body")
+    }
+}
+
+/// A real HTTP listener on loopback that records every request it gets.
+pub struct Listener {
+    pub url: String,
+    rx: mpsc::UnboundedReceiver<Received>,
+}
+
+impl Listener {
+    /// Starts a listener answering `status` to everything.
+    pub async fn start(status: u16) -> Listener {
+        let tcp = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
+            .await
+            .unwrap();
+        let url = format!("http://{}/hook", tcp.local_addr().unwrap());
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = tcp.accept().await else {
+                    return;
+                };
+                let tx = tx.clone();
+                tokio::spawn(async move {
+                    let svc = hyper::service::service_fn(
+                        move |req: hyper::Request<hyper::body::Incoming>| {
+                            let tx = tx.clone();
+                            async move {
+                                let (parts, body) = req.into_parts();
+                                let bytes = body
+                                    .collect()
+                                    .await
+                                    .map(|b| b.to_bytes())
+                                    .unwrap_or_default();
+                                let _ = tx.send(Received {
+                                    method: parts.method,
+                                    path: parts.uri.path().to_owned(),
+                                    headers: parts.headers,
+                                    body: String::from_utf8_lossy(&bytes).into_owned(),
+                                });
+                                let mut resp =
+                                    hyper::Response::new(Full::new(Bytes::from_static(b"ok")));
+                                *resp.status_mut() = hyper::StatusCode::from_u16(status).unwrap();
+                                Ok::<_, std::convert::Infallible>(resp)
+                            }
+                        },
+                    );
+                    let io = hyper_util::rt::TokioIo::new(stream);
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(io, svc)
+                        .await;
+                });
+            }
+        });
+        Listener { url, rx }
+    }
+
+    /// The next request, waiting up to `secs`.
+    pub async fn next(&mut self, secs: u64) -> Option<Received> {
+        tokio::time::timeout(Duration::from_secs(secs), self.rx.recv())
+            .await
+            .ok()
+            .flatten()
+    }
+}

@@ -1,0 +1,178 @@
+//! Webhooks at a real listener: exact form bodies and headers, only after success.
+
+use api_tests::{both, Listener, TestApp};
+use http::Method;
+use serde_json::json;
+
+use crate::fixtures::*;
+
+fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+both!(
+    create_party_webhook_arrives_with_exact_body_and_headers,
+    |t: TestApp| async move {
+        let mut hook = Listener::start(200).await;
+        let mut second = Listener::start(204).await;
+        t.register_webhook("createParty", &[&hook.url, &second.url])
+            .await;
+        let r = t
+            .put("createParty", &with(PARTY, &[("KYCstatus", "Pending")]))
+            .await;
+        let id = r.inserted("partyDetails")["partyId"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let got = hook.next(5).await.expect("webhook delivered");
+        assert_eq!(got.method, Method::POST);
+        assert_eq!(got.path, "/hook");
+        assert_eq!(
+            got.headers["content-type"],
+            "application/x-www-form-urlencoded"
+        );
+        assert!(got.headers["user-agent"]
+            .to_str()
+            .unwrap()
+            .ends_with("/1.0"));
+        assert!(
+            got.headers.get("x-webhook-token").is_none(),
+            "no token generated yet"
+        );
+        assert_eq!(
+            got.pairs(),
+            pairs(&[
+                ("partyId", &id),
+                ("KYCstatus", "Pending"),
+                ("AMLstatus", "")
+            ])
+        );
+        assert_eq!(
+            got.body,
+            format!("partyId={id}&KYCstatus=Pending&AMLstatus=")
+        );
+        assert!(
+            second.next(5).await.is_some(),
+            "every registered URL gets it"
+        );
+    }
+);
+
+both!(
+    webhook_tokens_are_sent_comma_separated_and_shared_with_children,
+    |t: TestApp| async move {
+        let child = t.new_client(json!({"parentClientId": t.client_id})).await;
+        let path = format!("/operator/clients/{}/webhook-tokens", t.client_id);
+        let t1 = t.operator(Method::POST, &path, json!({})).await.json["token"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let path = format!("/operator/clients/{}/webhook-tokens", child.id);
+        let t2 = t.operator(Method::POST, &path, json!({})).await.json["token"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let mut hook = Listener::start(200).await;
+        let reg = format!("/operator/clients/{}/webhooks/createParty", child.id);
+        assert_eq!(
+            t.operator(Method::PUT, &reg, json!({"urls": [hook.url]}))
+                .await
+                .status,
+            200
+        );
+        create_party_as(&t, &child).await;
+        let got = hook.next(5).await.expect("delivered");
+        assert_eq!(
+            got.headers["x-webhook-token"].to_str().unwrap(),
+            format!("{t1},{t2}")
+        );
+    }
+);
+
+both!(
+    failed_calls_send_no_webhook_and_unregistering_stops_them,
+    |t: TestApp| async move {
+        let mut hook = Listener::start(200).await;
+        t.register_webhook("createParty", &[&hook.url]).await;
+        assert_eq!(
+            t.put("createParty", &without(PARTY, &["dob"])).await.code(),
+            "106"
+        );
+        assert!(hook.next(2).await.is_none());
+        t.register_webhook("createParty", &[]).await;
+        create_party(&t).await;
+        assert!(hook.next(2).await.is_none());
+    }
+);
+
+both!(
+    create_account_webhook_carries_the_table_fields_in_order,
+    |t: TestApp| async move {
+        let mut hook = Listener::start(200).await;
+        t.register_webhook("createAccount", &[&hook.url]).await;
+        let id = create_account_as(&t, &t.creds(), &[("KYCstatus", "Pending")]).await;
+        let got = hook.next(5).await.expect("delivered");
+        let names: Vec<String> = got.pairs().into_iter().map(|(k, _)| k).collect();
+        let expected = "accountId providerid status developerAPIKey accountName type entityType residentType socialSecurityNumber dateOfBirth address1 address2 city state zip country email phone taxID kycStatus amlStatus amlDate suitabilityScore suitabilityDate suitabilityApprover accreditedStatus accreditedInvestor accreditedInvestorDate 506cLimit accountTotalLimit singleInvestmentLimit associatedAC syndicate tags notes approvalStatus approvalPrincipal approvalLastReview virtualStatus field1 field2 field3 createdIpAddress client_id";
+        assert_eq!(names, expected.split(' ').collect::<Vec<_>>());
+        let map: std::collections::HashMap<_, _> = got.pairs().into_iter().collect();
+        assert_eq!(map["accountId"], id);
+        assert_eq!(map["developerAPIKey"], "XXXXXXXXXXXXXXX");
+        assert_eq!(map["client_id"], t.client_id);
+        assert_eq!(
+            (
+                map["socialSecurityNumber"].as_str(),
+                map["dateOfBirth"].as_str()
+            ),
+            ("", "")
+        );
+        assert_eq!(map["kycStatus"], "Pending");
+        assert_eq!(map["createdIpAddress"], "127.0.0.1");
+    }
+);
+
+both!(
+    link_webhooks_fire_on_create_and_delete,
+    |t: TestApp| async move {
+        let mut hook = Listener::start(200).await;
+        t.register_webhook("createLink", &[&hook.url]).await;
+        t.register_webhook("deleteLink", &[&hook.url]).await;
+        let a = create_account(&t).await;
+        let p = create_party(&t).await;
+        let id = link(&t, &a, "IndivACParty", &p, "0")
+            .await
+            .inserted("linkDetails")["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let expected = pairs(&[
+            ("id", &id),
+            ("firstEntryType", "Account"),
+            ("firstEntry", &a),
+            ("relatedEntry", &p),
+            ("relatedEntryType", "IndivACParty"),
+            ("linkType", "owner"),
+            ("notes", ""),
+        ]);
+        assert_eq!(hook.next(5).await.expect("createLink").pairs(), expected);
+        assert_eq!(t.post("deleteLink", &[("id", &id)]).await.code(), "101");
+        assert_eq!(hook.next(5).await.expect("deleteLink").pairs(), expected);
+    }
+);
+
+both!(
+    a_webhook_is_never_left_in_the_outbox_after_101,
+    |t: TestApp| async move {
+        let mut hook = Listener::start(500).await;
+        t.register_webhook("createParty", &[&hook.url]).await;
+        create_party(&t).await;
+        assert!(
+            hook.next(5).await.is_some(),
+            "one attempt, even when the endpoint fails"
+        );
+        let q = shared::store::Query::new(shared::store::Index::Table, shared::webhooks::OUTBOX_PK);
+        assert!(t.store().query(&q).await.unwrap().items.is_empty());
+    }
+);

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every test on both backends: the embedded store, and DynamoDB + SQS through moto's
+# server, which this script installs (into .venv), starts on 127.0.0.1 and stops at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MOTO_VERSION=5.2.5
+if [ ! -x .venv/bin/moto_server ]; then
+  python3 -m venv .venv
+  .venv/bin/pip install --quiet "moto[server]==${MOTO_VERSION}"
+fi
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+.venv/bin/moto_server -H 127.0.0.1 -p "$port" >"${TMPDIR:-/tmp}/ips-moto-$port.log" 2>&1 &
+moto_pid=$!
+trap 'kill $moto_pid 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  curl -fs "http://127.0.0.1:$port/moto-api/" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+
+export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=test \
+  AWS_SECRET_ACCESS_KEY=test AWS_EC2_METADATA_DISABLED=true
+cargo test --workspace "$@"
