@@ -11,8 +11,8 @@ use crate::http::params::Params;
 use crate::http::router::Routes;
 use crate::ids::{IdAllocator, IdKind};
 use crate::queue::Queue;
-use crate::store::{Store, StoreError, Write, MAX_TRANSACTION_WRITES};
-use crate::webhooks::{Envelope, Event, UrlPolicy};
+use crate::store::{Index, Query, SkRange, Store, StoreError, Val, Write, MAX_TRANSACTION_WRITES};
+use crate::webhooks::{Envelope, Event, UrlPolicy, OUTBOX_PK};
 
 /// `sandbox` (the local API's default) or `production`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +98,35 @@ impl App {
                 .collect();
             if let Err(e) = self.store.write(deletes).await {
                 tracing::warn!(error = %e, "outbox entries not cleared; the sweep will resend them");
+            }
+        }
+    }
+
+    /// Hands over outbox entries older than `age`: those a crash left between the commit and
+    /// the hand-over to the queue. Answers how many were re-sent.
+    pub async fn sweep_outbox(&self, age: Duration) -> Result<usize, StoreError> {
+        let cutoff = self.clock.now().timestamp_millis()
+            - i64::try_from(age.as_millis()).unwrap_or(i64::MAX);
+        let mut q = Query::new(Index::Table, OUTBOX_PK);
+        q.sk = SkRange::Between(String::new(), format!("{cutoff:015}#~"));
+        q.limit = MAX_TRANSACTION_WRITES as u32;
+        let mut sent = 0;
+        loop {
+            let page = self.store.query(&q).await?;
+            let envelopes: Vec<Envelope> = page
+                .items
+                .iter()
+                .filter_map(|i| {
+                    i.get("d")
+                        .and_then(Val::as_str)
+                        .and_then(|d| serde_json::from_str(d).ok())
+                })
+                .collect();
+            sent += envelopes.len();
+            self.dispatch(envelopes).await;
+            match page.next {
+                Some(next) => q.start = Some(next),
+                None => return Ok(sent),
             }
         }
     }

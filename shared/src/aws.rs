@@ -20,7 +20,8 @@ use aws_smithy_http_client::Builder;
 /// HTTPS goes through `aws-smithy-http-client` on rustls with the `ring` provider. Its trust
 /// store holds the Mozilla root certificates bundled in the binary (`webpki-root-certs`) and
 /// never the system's native store: loading the native store costs about 5 ms of cold
-/// start, the bundled roots well under 1 ms.
+/// start, the bundled roots about 1 ms (118 certificates PEM-encoded here in about 0.25 ms,
+/// then decoded and parsed by the SDK; measured at opt-level 3).
 ///
 /// The result is deliberately not memoized in a global: its HTTP client owns a connection
 /// pool whose connections belong to the Tokio runtime that opened them, so a config shared
@@ -119,5 +120,28 @@ mod tests {
             .unwrap_or_default();
         assert!(decoded.len() > 100);
         assert_eq!(decoded.as_slice(), webpki_root_certs::TLS_SERVER_ROOT_CERTS);
+    }
+
+    /// The SDK parses the trust store when it first builds a connector and panics on a
+    /// certificate it cannot parse: a request over HTTPS (to a closed local port, so it
+    /// fails to connect) must come back as an error, not a panic.
+    #[tokio::test]
+    async fn https_requests_build_a_connector_from_the_bundled_roots() {
+        let loader = aws_config::defaults(BehaviorVersion::latest())
+            .region(aws_config::Region::new("us-east-1"))
+            .credentials_provider(aws_sdk_dynamodb::config::Credentials::for_tests())
+            .endpoint_url("https://127.0.0.1:1")
+            .retry_config(aws_config::retry::RetryConfig::disabled());
+        let config = with_https_client(loader).load().await;
+        let client = aws_sdk_dynamodb::Client::new(&config);
+        let result = client.list_tables().send().await;
+        let err = result
+            .err()
+            .map(|e| aws_sdk_dynamodb::error::DisplayErrorContext(e).to_string());
+        assert!(
+            err.as_deref()
+                .is_some_and(|e| e.contains("dispatch failure")),
+            "{err:?}"
+        );
     }
 }

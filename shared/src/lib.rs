@@ -10,6 +10,8 @@ pub mod config;
 pub mod error;
 pub mod http;
 pub mod ids;
+#[cfg(feature = "lambda")]
+pub mod lambda;
 pub mod list;
 pub mod mask;
 pub mod model;

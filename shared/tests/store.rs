@@ -21,22 +21,30 @@ async fn embedded_store() -> Shared {
 
 /// A DynamoDB store on a fresh table of its own.
 async fn dynamodb_store() -> Shared {
+    Arc::new(fresh_dynamo_store().await)
+}
+
+async fn fresh_dynamo_store() -> DynamoStore {
+    let table = format!("t-{}", uuid::Uuid::new_v4());
+    let store = dynamo_store_on(table).await;
+    if let Err(e) = store.ensure_table().await {
+        panic!("creating table {}: {e}", store.table());
+    }
+    store
+}
+
+async fn dynamo_store_on(table: String) -> DynamoStore {
     if std::env::var("AWS_ENDPOINT_URL").map_or(true, |v| v.is_empty()) {
         panic!(
             "AWS_ENDPOINT_URL is not set: the DynamoDB variants of the store tests need a \
-             DynamoDB endpoint. Run the tests through the project's test script (it starts \
+             DynamoDB endpoint. Run the tests through `tests/run.sh` (it starts \
              moto's server and sets the environment), or start `moto_server -p 5000` and set \
              AWS_ENDPOINT_URL=http://127.0.0.1:5000 AWS_REGION=us-east-1 \
              AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_EC2_METADATA_DISABLED=true"
         );
     }
     let config = shared::aws::sdk_config().await;
-    let table = format!("t-{}", uuid::Uuid::new_v4());
-    let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&config), table);
-    if let Err(e) = store.ensure_table().await {
-        panic!("creating table {}: {e}", store.table());
-    }
-    Arc::new(store)
+    DynamoStore::new(aws_sdk_dynamodb::Client::new(&config), table)
 }
 
 /// Writes each case once as an `async fn(Shared)` and runs it on both adapters:
@@ -715,8 +723,8 @@ async fn query_reads_sparse_indexes_by_sort_key_range_both_ways(store: Shared) {
     let s = |v: &str| Val::from(v);
     let writes = vec![
         put(item(
-            "c1#o1",
-            "m",
+            "c1#o",
+            "o1",
             &[
                 ("gsi1pk", s("c1#open")),
                 ("gsi1sk", s("2024-01-03")),
@@ -725,8 +733,8 @@ async fn query_reads_sparse_indexes_by_sort_key_range_both_ways(store: Shared) {
             ],
         )),
         put(item(
-            "c1#o2",
-            "m",
+            "c1#o",
+            "o2",
             &[
                 ("gsi1pk", s("c1#open")),
                 ("gsi1sk", s("2024-01-01")),
@@ -735,13 +743,13 @@ async fn query_reads_sparse_indexes_by_sort_key_range_both_ways(store: Shared) {
             ],
         )),
         put(item(
-            "c1#o3",
-            "m",
+            "c1#o",
+            "o3",
             &[("gsi1pk", s("c1#open")), ("gsi1sk", s("2024-02-01"))],
         )),
         put(item(
-            "c1#o4",
-            "m",
+            "c1#o",
+            "o4",
             &[
                 ("gsi1pk", s("c1#closed")),
                 ("gsi1sk", s("2024-01-02")),
@@ -797,8 +805,8 @@ async fn query_reads_sparse_indexes_by_sort_key_range_both_ways(store: Shared) {
         .query(&g2(SkRange::BeginsWith("c".into()), true))
         .await;
     let o4 = item(
-        "c1#o4",
-        "m",
+        "c1#o",
+        "o4",
         &[
             ("gsi1pk", s("c1#closed")),
             ("gsi1sk", s("2024-01-02")),
@@ -1058,4 +1066,19 @@ async fn every_call_is_one_counted_request(store: Shared) {
         FAILED
     );
     assert_eq!(store.requests() - before, 7);
+}
+
+#[tokio::test]
+async fn dynamodb_ensure_table_keeps_an_existing_table() {
+    let first = fresh_dynamo_store().await;
+    let again = dynamo_store_on(first.table().to_owned()).await;
+    let first: Shared = Arc::new(first);
+    must_write(&first, vec![put(item("c1#keep", "a", &[]))]).await;
+    assert_eq!(again.ensure_table().await, Ok(()));
+    assert_eq!(again.requests(), 1, "one look-up finds the table active");
+    let again: Shared = Arc::new(again);
+    assert_eq!(
+        get(&again, "c1#keep", "a").await,
+        Some(Key::new("c1#keep", "a").item())
+    );
 }

@@ -176,3 +176,31 @@ both!(
         assert!(t.store().query(&q).await.unwrap().items.is_empty());
     }
 );
+
+both!(
+    the_outbox_sweep_resends_entries_a_crash_left_behind,
+    |t: TestApp| async move {
+        let mut hook = Listener::start(200).await;
+        t.register_webhook("createParty", &[&hook.url]).await;
+        let event =
+            shared::webhooks::Event::new("createParty").field("partyId", "P1234567".to_owned());
+        let env = shared::webhooks::Envelope::new(&t.client_id, event, 0);
+        t.store().write(vec![env.outbox_write()]).await.unwrap();
+        assert_eq!(
+            t.app
+                .sweep_outbox(std::time::Duration::from_secs(30))
+                .await
+                .unwrap(),
+            1
+        );
+        assert_eq!(
+            hook.next(5).await.expect("re-sent").body,
+            "partyId=P1234567"
+        );
+        assert_eq!(
+            t.app.sweep_outbox(std::time::Duration::ZERO).await.unwrap(),
+            0,
+            "cleared once handed over"
+        );
+    }
+);

@@ -1,1 +1,11 @@
-fn main() {}
+//! The investors function: API Gateway events through the shared kernel.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    shared::lambda::init_tracing();
+    let app = shared::lambda::app(investors::routes()).await?;
+    lambda_http::run(lambda_http::service_fn(move |req| {
+        shared::lambda::handle(app.clone(), req)
+    }))
+    .await
+}

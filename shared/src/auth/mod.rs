@@ -146,11 +146,14 @@ pub fn header_credentials(headers: &HeaderMap) -> Option<Option<Credentials>> {
     Some(parsed)
 }
 
+/// When a client record was read, and what it was (`None`: no such client).
+type CacheEntry = (Instant, Option<Arc<ClientRecord>>);
+
 /// Client records cached per instance for `ttl` (≤ 60 s), so authentication usually costs
 /// no store read. Operator changes made in this process invalidate the entry at once.
 pub struct ClientCache {
     ttl: Duration,
-    entries: RwLock<HashMap<String, (Instant, Option<Arc<ClientRecord>>)>>,
+    entries: RwLock<HashMap<String, CacheEntry>>,
 }
 
 impl ClientCache {

@@ -18,7 +18,7 @@ use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex,
     IndexStatus, KeySchemaElement, KeyType, Projection, ProjectionType, Put, ReturnValue,
-    ScalarAttributeType, TableStatus, TransactWriteItem, Update as DynamoUpdate,
+    ScalarAttributeType, TableDescription, TableStatus, TransactWriteItem, Update as DynamoUpdate,
 };
 use aws_sdk_dynamodb::Client;
 use rust_decimal::Decimal;
@@ -55,6 +55,8 @@ const NOOP_ATTR: &str = "__store_noop__";
 ///   `attribute_exists(a) AND a <> v`); an order comparison with a value of another type is
 ///   false (guarded by `attribute_type(a, t)`, which also spares moto's server a crash);
 ///   booleans are ordered `false < true` (rendered as the set of booleans that satisfy it).
+/// - [`Store::requests`] counts every request this store sends ([`DynamoStore::ensure_table`]'s
+///   included); the SDK's own retries of one request are not counted again.
 pub struct DynamoStore {
     client: Client,
     table: String,
@@ -89,6 +91,7 @@ impl DynamoStore {
             .send()
             .await
         {
+            Ok(out) if is_active(out.table.as_ref()) => return Ok(()),
             Ok(_) => {}
             Err(e) if e.code() == Some("ResourceNotFoundException") => self.create_table().await?,
             Err(e) => return Err(sdk_backend(e)),
@@ -171,12 +174,7 @@ impl DynamoStore {
                 .send()
                 .await
                 .map_err(sdk_backend)?;
-            let active = out.table.as_ref().is_some_and(|t| {
-                t.table_status == Some(TableStatus::Active)
-                    && t.global_secondary_indexes()
-                        .iter()
-                        .all(|g| g.index_status() == Some(&IndexStatus::Active))
-            });
+            let active = is_active(out.table.as_ref());
             if active {
                 return Ok(());
             }
@@ -348,6 +346,16 @@ impl DynamoStore {
         };
         Ok(item)
     }
+}
+
+/// Whether a table and all its indexes are active.
+fn is_active(table: Option<&TableDescription>) -> bool {
+    table.is_some_and(|t| {
+        t.table_status == Some(TableStatus::Active)
+            && t.global_secondary_indexes()
+                .iter()
+                .all(|g| g.index_status() == Some(&IndexStatus::Active))
+    })
 }
 
 /// Rejects what the embedded adapter rejects before any request: no write, too many, a
@@ -743,7 +751,8 @@ mod tests {
         assert_eq!(
             ex.cond(&cond).as_deref(),
             Some(
-                "(attribute_exists(#n0) AND #n1 >= :v0 AND (attribute_exists(#n2) AND #n2 <> :v1))"
+                "(attribute_exists(#n0) AND (attribute_type(#n1, :v1) AND #n1 >= :v0) \
+                 AND (attribute_exists(#n2) AND #n2 <> :v2))"
             )
         );
         assert_eq!(ex.names.get("#n2").map(String::as_str), Some("state"));

@@ -16,6 +16,15 @@ use super::{
     Update, Val, Write, MAX_TRANSACTION_WRITES,
 };
 
+/// One entry of a redb range iteration.
+type RangeEntry<'a> = Result<
+    (
+        redb::AccessGuard<'a, &'static [u8]>,
+        redb::AccessGuard<'a, &'static [u8]>,
+    ),
+    redb::StorageError,
+>;
+
 const ITEMS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("items");
 const GSI1: TableDefinition<&[u8], &[u8]> = TableDefinition::new("gsi1");
 const GSI2: TableDefinition<&[u8], &[u8]> = TableDefinition::new("gsi2");
@@ -270,11 +279,7 @@ impl EmbeddedStore {
         let range = source
             .range(lo.as_slice()..hi.as_slice())
             .map_err(backend)?;
-        let mut visit = |entry: Result<
-            (redb::AccessGuard<&[u8]>, redb::AccessGuard<&[u8]>),
-            redb::StorageError,
-        >|
-         -> Result<bool, StoreError> {
+        let mut visit = |entry: RangeEntry<'_>| -> Result<bool, StoreError> {
             let (k, v) = entry.map_err(backend)?;
             let item = if table.is_some() {
                 let raw = k.value();
