@@ -7,6 +7,8 @@
 use aws_config::{BehaviorVersion, ConfigLoader, SdkConfig};
 use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode, TlsContext, TrustStore};
 use aws_smithy_http_client::Builder;
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
 
 /// Builds the AWS SDK configuration for the whole program: call it once at start-up and
 /// derive every service client (`aws_sdk_dynamodb::Client::new(&config)`, ...) from the
@@ -65,7 +67,7 @@ fn bundled_roots_pem() -> Vec<u8> {
     for cert in roots {
         pem.extend_from_slice(b"-----BEGIN CERTIFICATE-----\n");
         for line in cert.chunks(48) {
-            base64_into(line, &mut pem);
+            pem.extend_from_slice(STANDARD.encode(line).as_bytes());
             pem.push(b'\n');
         }
         pem.extend_from_slice(b"-----END CERTIFICATE-----\n");
@@ -73,42 +75,9 @@ fn bundled_roots_pem() -> Vec<u8> {
     pem
 }
 
-/// Appends the standard (padded) base64 encoding of `data` to `out`.
-fn base64_into(data: &[u8], out: &mut Vec<u8>) {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for group in data.chunks(3) {
-        let b = [
-            group[0],
-            *group.get(1).unwrap_or(&0),
-            *group.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        let sextet = |shift: u32| ALPHABET[((n >> shift) & 0x3F) as usize];
-        out.push(sextet(18));
-        out.push(sextet(12));
-        out.push(if group.len() > 1 { sextet(6) } else { b'=' });
-        out.push(if group.len() > 2 { sextet(0) } else { b'=' });
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_matches_the_standard_alphabet_and_padding() {
-        let enc = |s: &[u8]| {
-            let mut out = Vec::new();
-            base64_into(s, &mut out);
-            String::from_utf8(out).unwrap_or_default()
-        };
-        assert_eq!(enc(b""), "");
-        assert_eq!(enc(b"f"), "Zg==");
-        assert_eq!(enc(b"fo"), "Zm8=");
-        assert_eq!(enc(b"foo"), "Zm9v");
-        assert_eq!(enc(b"foobar"), "Zm9vYmFy");
-        assert_eq!(enc(&[0xFB, 0xFF, 0xBF]), "+/+/");
-    }
 
     #[test]
     fn bundled_roots_round_trip_through_pem() {

@@ -85,6 +85,7 @@ contract!(
     concurrent_conditional_decrements_never_oversell,
     concurrent_transactions_never_oversell,
     every_call_is_one_counted_request,
+    both_adapters_refuse_what_dynamodb_refuses,
 );
 
 // ---------------------------------------------------------------------------------------
@@ -1080,5 +1081,63 @@ async fn dynamodb_ensure_table_keeps_an_existing_table() {
     assert_eq!(
         get(&again, "c1#keep", "a").await,
         Some(Key::new("c1#keep", "a").item())
+    );
+}
+
+async fn both_adapters_refuse_what_dynamodb_refuses(store: Shared) {
+    let key = Key::new("c1#refuse", "a");
+    store
+        .write(vec![Write::Put {
+            item: item("c1#refuse", "a", &[("s", Val::S("x".into()))]),
+            cond: None,
+        }])
+        .await
+        .unwrap();
+    let refused = |r: Result<Item, StoreError>| matches!(r, Err(StoreError::Backend(_)));
+    assert!(
+        refused(store.update(&key, vec![add("s", 1)], None).await),
+        "ADD to a string"
+    );
+    assert!(
+        refused(
+            store
+                .update(&key, vec![add("n", 1), Update::Remove("n".into())], None)
+                .await
+        ),
+        "one attribute twice"
+    );
+    assert!(
+        refused(
+            store
+                .update(
+                    &key,
+                    vec![Update::Set("sk".into(), Val::S("b".into()))],
+                    None
+                )
+                .await
+        ),
+        "key change"
+    );
+    let empty_index = item(
+        "c1#refuse",
+        "b",
+        &[
+            ("gsi1pk", Val::S(String::new())),
+            ("gsi1sk", Val::S("x".into())),
+        ],
+    );
+    assert!(matches!(
+        store
+            .write(vec![Write::Put {
+                item: empty_index,
+                cond: None
+            }])
+            .await,
+        Err(StoreError::Backend(_))
+    ));
+    assert_eq!(
+        store.get(&key).await.unwrap(),
+        Some(item("c1#refuse", "a", &[("s", Val::S("x".into()))])),
+        "unchanged"
     );
 }

@@ -160,26 +160,21 @@ fn store_item(
 }
 
 /// The item after applying `w` to `old`, or the failed condition.
-fn apply(w: &Write, old: Option<&Item>) -> Result<Option<Item>, ()> {
+/// The item after applying `w` to `old`: `Ok(Err(()))` when its condition fails.
+fn apply(w: &Write, old: Option<&Item>) -> Result<Result<Option<Item>, ()>, StoreError> {
     let holds = |c: &Option<Cond>| c.as_ref().is_none_or(|c| eval_cond(c, old));
     match w {
-        Write::Put { item, cond } => holds(cond).then(|| Some(item.clone())).ok_or(()),
+        Write::Put { item, cond } => Ok(holds(cond).then(|| Some(item.clone())).ok_or(())),
         Write::Update { key, ops, cond } => {
             if !holds(cond) {
-                return Err(());
+                return Ok(Err(()));
             }
             let mut item = old.cloned().unwrap_or_else(|| key.item());
-            apply_updates(&mut item, ops);
-            Ok(Some(item))
+            apply_updates(&mut item, ops)?;
+            Ok(Ok(Some(item)))
         }
-        Write::Delete { cond, .. } => holds(cond).then_some(None).ok_or(()),
-        Write::Check { cond, .. } => {
-            if eval_cond(cond, old) {
-                Ok(old.cloned())
-            } else {
-                Err(())
-            }
-        }
+        Write::Delete { cond, .. } => Ok(holds(cond).then_some(None).ok_or(())),
+        Write::Check { cond, .. } => Ok(eval_cond(cond, old).then(|| old.cloned()).ok_or(())),
     }
 }
 
@@ -190,6 +185,9 @@ impl EmbeddedStore {
                 "{} writes in one transaction",
                 writes.len()
             )));
+        }
+        for w in writes {
+            super::validate_write(w)?;
         }
         let keys: Vec<Key> = writes
             .iter()
@@ -218,7 +216,7 @@ impl EmbeddedStore {
             let mut planned = Vec::with_capacity(writes.len());
             for (i, (w, key)) in writes.iter().zip(&keys).enumerate() {
                 let old = read_item(&tables, key)?;
-                let new = apply(w, old.as_ref()).map_err(|()| StoreError::ConditionFailed {
+                let new = apply(w, old.as_ref())?.map_err(|()| StoreError::ConditionFailed {
                     index: (writes.len() > 1).then_some(i),
                 })?;
                 planned.push((key, old, new));

@@ -295,15 +295,67 @@ fn cmp_vals(cur: &Val, op: CmpOp, v: &Val) -> bool {
     }
 }
 
+/// Rejects what DynamoDB rejects, so both adapters refuse the same writes: updates of the
+/// key attributes or of one attribute twice, and empty keys or non-string, empty index keys.
+pub fn validate_write(w: &Write) -> Result<(), StoreError> {
+    let bad = |why: &str| Err(StoreError::Backend(why.to_owned()));
+    if let Some(key) = w.key() {
+        if key.pk.is_empty() || key.sk.is_empty() {
+            return bad("empty key attribute");
+        }
+    }
+    match w {
+        Write::Update { ops, .. } => {
+            let mut names: Vec<&str> = ops
+                .iter()
+                .map(|op| match op {
+                    Update::Set(a, _) | Update::Add(a, _) | Update::Remove(a) => a.as_str(),
+                })
+                .collect();
+            if names.iter().any(|a| *a == "pk" || *a == "sk") {
+                return bad("an update may not change the key");
+            }
+            names.sort_unstable();
+            if names.windows(2).any(|w| w[0] == w[1]) {
+                return bad("two operations on one attribute");
+            }
+            Ok(())
+        }
+        Write::Put { item, .. } => {
+            for index in [Index::Gsi1, Index::Gsi2] {
+                let (p, s) = index.attrs();
+                for a in [p, s] {
+                    match item.get(a) {
+                        None => {}
+                        Some(Val::S(v)) if !v.is_empty() => {}
+                        Some(_) => return bad("index key attributes must be non-empty strings"),
+                    }
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Applies update operations to an item in place (embedded adapter; DynamoDB does it itself).
-pub fn apply_updates(item: &mut Item, ops: &[Update]) {
+/// `Add` to an attribute that holds no number fails, as in DynamoDB.
+pub fn apply_updates(item: &mut Item, ops: &[Update]) -> Result<(), StoreError> {
     for op in ops {
         match op {
             Update::Set(a, v) => {
                 item.insert(a.clone(), v.clone());
             }
             Update::Add(a, n) => {
-                let cur = item.get(a).and_then(Val::as_num).unwrap_or_default();
+                let cur = match item.get(a) {
+                    None => Decimal::ZERO,
+                    Some(Val::N(cur)) => *cur,
+                    Some(_) => {
+                        return Err(StoreError::Backend(format!(
+                            "ADD to non-number attribute {a}"
+                        )))
+                    }
+                };
                 item.insert(a.clone(), Val::N(cur + n));
             }
             Update::Remove(a) => {
@@ -311,4 +363,5 @@ pub fn apply_updates(item: &mut Item, ops: &[Update]) {
             }
         }
     }
+    Ok(())
 }
