@@ -110,11 +110,12 @@ async fn aws_ports() -> (Arc<dyn Store>, Arc<dyn Queue>) {
 
 impl TestApp {
     pub async fn new(backend: Backend) -> TestApp {
+        Self::with_env(backend, Environment::Sandbox).await
+    }
+
+    pub async fn with_env(backend: Backend, env: Environment) -> TestApp {
         let (store, queue): (Arc<dyn Store>, Arc<dyn Queue>) = match backend {
-            Backend::Embedded => (
-                Arc::new(EmbeddedStore::in_memory()),
-                Arc::new(EmbeddedQueue::default()),
-            ),
+            Backend::Embedded => (Arc::new(EmbeddedStore::in_memory()), Arc::new(EmbeddedQueue::default())),
             Backend::DynamoDb => aws_ports().await,
         };
         let routes = investors::routes();
@@ -122,7 +123,7 @@ impl TestApp {
             store.clone(),
             queue.clone(),
             Arc::new(SystemClock),
-            Environment::Sandbox,
+            env,
             routes,
         )
         .with_operator_token(Some(OPERATOR_TOKEN.into()));
@@ -134,7 +135,7 @@ impl TestApp {
             .expect("dev client");
         tokio::spawn(shared::webhooks::run_worker(
             queue,
-            Deliverer::new(store, Environment::Sandbox.url_policy()),
+            Deliverer::new(store, env.url_policy()),
         ));
         TestApp {
             backend,
@@ -156,13 +157,7 @@ impl TestApp {
     }
 
     /// Sends a request through the kernel, as the adapters do, then hands its webhooks over.
-    pub async fn raw(
-        &self,
-        method: Method,
-        uri: &str,
-        headers: &[(&str, &str)],
-        body: Result<Bytes, usize>,
-    ) -> Resp {
+    pub async fn raw(&self, method: Method, uri: &str, headers: &[(&str, &str)], body: Result<Bytes, usize>) -> Resp {
         self.raw_from(method, uri, headers, body, IpAddr::V4(Ipv4Addr::LOCALHOST))
             .await
     }
@@ -212,26 +207,15 @@ impl TestApp {
     }
 
     /// A form-encoded method-style call with the bearer header of `creds`.
-    pub async fn form_as(
-        &self,
-        creds: &Creds,
-        method: Method,
-        op: &str,
-        pairs: &[(&str, &str)],
-    ) -> Resp {
+    pub async fn form_as(&self, creds: &Creds, method: Method, op: &str, pairs: &[(&str, &str)]) -> Resp {
         let body = serde_urlencoded::to_string(pairs).unwrap();
         let auth = creds.bearer();
         let headers = [
             ("authorization", auth.as_str()),
             ("content-type", "application/x-www-form-urlencoded"),
         ];
-        self.raw(
-            method,
-            &format!("/v3/{op}"),
-            &headers,
-            Ok(Bytes::from(body)),
-        )
-        .await
+        self.raw(method, &format!("/v3/{op}"), &headers, Ok(Bytes::from(body)))
+            .await
     }
 
     /// A form-encoded `PUT /v3/<op>` as the sandbox client.
@@ -247,13 +231,8 @@ impl TestApp {
     /// A `GET` with the bearer header of `creds`.
     pub async fn get_as(&self, creds: &Creds, uri: &str) -> Resp {
         let auth = creds.bearer();
-        self.raw(
-            Method::GET,
-            uri,
-            &[("authorization", auth.as_str())],
-            Ok(Bytes::new()),
-        )
-        .await
+        self.raw(Method::GET, uri, &[("authorization", auth.as_str())], Ok(Bytes::new()))
+            .await
     }
 
     pub async fn get(&self, uri: &str) -> Resp {
@@ -263,21 +242,14 @@ impl TestApp {
     /// A JSON request with the bearer header of `creds`.
     pub async fn json_as(&self, creds: &Creds, method: Method, uri: &str, body: &Value) -> Resp {
         let auth = creds.bearer();
-        let headers = [
-            ("authorization", auth.as_str()),
-            ("content-type", "application/json"),
-        ];
-        self.raw(method, uri, &headers, Ok(Bytes::from(body.to_string())))
-            .await
+        let headers = [("authorization", auth.as_str()), ("content-type", "application/json")];
+        self.raw(method, uri, &headers, Ok(Bytes::from(body.to_string()))).await
     }
 
     /// An operator API call.
     pub async fn operator(&self, method: Method, path: &str, body: Value) -> Resp {
         let auth = format!("Bearer {OPERATOR_TOKEN}");
-        let headers = [
-            ("authorization", auth.as_str()),
-            ("content-type", "application/json"),
-        ];
+        let headers = [("authorization", auth.as_str()), ("content-type", "application/json")];
         self.raw(method, path, &headers, Ok(Bytes::from(body.to_string())))
             .await
     }
@@ -339,29 +311,22 @@ impl Listener {
                 };
                 let tx = tx.clone();
                 tokio::spawn(async move {
-                    let svc = hyper::service::service_fn(
-                        move |req: hyper::Request<hyper::body::Incoming>| {
-                            let tx = tx.clone();
-                            async move {
-                                let (parts, body) = req.into_parts();
-                                let bytes = body
-                                    .collect()
-                                    .await
-                                    .map(|b| b.to_bytes())
-                                    .unwrap_or_default();
-                                let _ = tx.send(Received {
-                                    method: parts.method,
-                                    path: parts.uri.path().to_owned(),
-                                    headers: parts.headers,
-                                    body: String::from_utf8_lossy(&bytes).into_owned(),
-                                });
-                                let mut resp =
-                                    hyper::Response::new(Full::new(Bytes::from_static(b"ok")));
-                                *resp.status_mut() = hyper::StatusCode::from_u16(status).unwrap();
-                                Ok::<_, std::convert::Infallible>(resp)
-                            }
-                        },
-                    );
+                    let svc = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                        let tx = tx.clone();
+                        async move {
+                            let (parts, body) = req.into_parts();
+                            let bytes = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+                            let _ = tx.send(Received {
+                                method: parts.method,
+                                path: parts.uri.path().to_owned(),
+                                headers: parts.headers,
+                                body: String::from_utf8_lossy(&bytes).into_owned(),
+                            });
+                            let mut resp = hyper::Response::new(Full::new(Bytes::from_static(b"ok")));
+                            *resp.status_mut() = hyper::StatusCode::from_u16(status).unwrap();
+                            Ok::<_, std::convert::Infallible>(resp)
+                        }
+                    });
                     let io = hyper_util::rt::TokioIo::new(stream);
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(io, svc)

@@ -105,8 +105,7 @@ impl App {
     /// Hands over outbox entries older than `age`: those a crash left between the commit and
     /// the hand-over to the queue. Answers how many were re-sent.
     pub async fn sweep_outbox(&self, age: Duration) -> Result<usize, StoreError> {
-        let cutoff = self.clock.now().timestamp_millis()
-            - i64::try_from(age.as_millis()).unwrap_or(i64::MAX);
+        let cutoff = self.clock.now().timestamp_millis() - i64::try_from(age.as_millis()).unwrap_or(i64::MAX);
         let mut q = Query::new(Index::Table, OUTBOX_PK);
         q.sk = SkRange::Between(String::new(), format!("{cutoff:015}#~"));
         q.limit = MAX_TRANSACTION_WRITES as u32;
@@ -175,11 +174,7 @@ impl Ctx {
 
     /// Applies a state change and the outbox entries of its events atomically; the events
     /// are delivered after the response. Call it last: a failed call sends no webhook.
-    pub async fn commit(
-        &self,
-        mut writes: Vec<Write>,
-        events: Vec<Event>,
-    ) -> Result<(), StoreError> {
+    pub async fn commit(&self, mut writes: Vec<Write>, events: Vec<Event>) -> Result<(), StoreError> {
         let now = self.app.clock.now().timestamp_millis();
         let envelopes: Vec<Envelope> = events
             .into_iter()

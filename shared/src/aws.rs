@@ -59,10 +59,7 @@ fn with_https_client(loader: ConfigLoader) -> ConfigLoader {
 /// The bundled root certificates as one PEM document.
 fn bundled_roots_pem() -> Vec<u8> {
     let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS;
-    let size: usize = roots
-        .iter()
-        .map(|c| c.len() / 3 * 4 + c.len() / 48 + 72)
-        .sum();
+    let size: usize = roots.iter().map(|c| c.len() / 3 * 4 + c.len() / 48 + 72).sum();
     let mut pem = Vec::with_capacity(size);
     for cert in roots {
         pem.extend_from_slice(b"-----BEGIN CERTIFICATE-----\n");
@@ -108,8 +105,7 @@ mod tests {
             .err()
             .map(|e| aws_sdk_dynamodb::error::DisplayErrorContext(e).to_string());
         assert!(
-            err.as_deref()
-                .is_some_and(|e| e.contains("dispatch failure")),
+            err.as_deref().is_some_and(|e| e.contains("dispatch failure")),
             "{err:?}"
         );
     }

@@ -51,28 +51,18 @@ impl Config {
         let env = match var("IPS_ENV").as_deref() {
             None | Some("sandbox") => Environment::Sandbox,
             Some("production") => Environment::Production,
-            Some(other) => {
-                return Err(format!(
-                    "IPS_ENV must be sandbox or production, not {other}"
-                ))
-            }
+            Some(other) => return Err(format!("IPS_ENV must be sandbox or production, not {other}")),
         };
         let store = match var("IPS_STORE").as_deref().unwrap_or(default_store) {
             "embedded" => StoreKind::Embedded(PathBuf::from(
                 var("IPS_DATA_DIR").unwrap_or_else(|| "./.ips-data".into()),
             )),
             "dynamodb" => StoreKind::DynamoDb,
-            other => {
-                return Err(format!(
-                    "IPS_STORE must be embedded or dynamodb, not {other}"
-                ))
-            }
+            other => return Err(format!("IPS_STORE must be embedded or dynamodb, not {other}")),
         };
         let webhook_queue = match var("IPS_WEBHOOK_QUEUE_URL") {
             Some(url) => QueueRef::Url(url),
-            None => {
-                QueueRef::Name(var("IPS_WEBHOOK_QUEUE").unwrap_or_else(|| "ips-webhooks".into()))
-            }
+            None => QueueRef::Name(var("IPS_WEBHOOK_QUEUE").unwrap_or_else(|| "ips-webhooks".into())),
         };
         Ok(Config {
             env,
@@ -82,35 +72,34 @@ impl Config {
         })
     }
 
-    /// Builds the store and the webhook queue. With `create`, missing DynamoDB tables and
-    /// SQS queues are created (the local API); in Lambda the template owns them.
-    pub async fn ports(&self, create: bool) -> Result<(Arc<dyn Store>, Arc<dyn Queue>), String> {
+    /// The local API's ports: the embedded store, or DynamoDB and SQS with their table and
+    /// queue created when missing.
+    pub async fn local_ports(&self) -> Result<(Arc<dyn Store>, Arc<dyn Queue>), String> {
         match &self.store {
             StoreKind::Embedded(dir) => {
                 std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-                let store =
-                    EmbeddedStore::open(&dir.join("store.redb")).map_err(|e| e.to_string())?;
+                let store = EmbeddedStore::open(&dir.join("store.redb")).map_err(|e| e.to_string())?;
                 Ok((Arc::new(store), Arc::new(EmbeddedQueue::default())))
             }
-            StoreKind::DynamoDb => {
-                let sdk = crate::aws::sdk_config().await;
-                let store =
-                    DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), self.table.clone());
-                if create {
-                    store.ensure_table().await.map_err(|e| e.to_string())?;
-                }
-                let sqs = aws_sdk_sqs::Client::new(&sdk);
-                let queue = match &self.webhook_queue {
-                    QueueRef::Url(url) => SqsQueue::new(sqs, url.clone()),
-                    QueueRef::Name(name) if create => SqsQueue::ensure(sqs, name)
-                        .await
-                        .map_err(|e| e.to_string())?,
-                    QueueRef::Name(name) => {
-                        return Err(format!("IPS_WEBHOOK_QUEUE_URL is required (queue {name})"))
-                    }
-                };
-                Ok((Arc::new(store), Arc::new(queue)))
-            }
+            StoreKind::DynamoDb => self.aws_ports(true).await,
         }
+    }
+
+    /// DynamoDB and SQS. With `create`, a missing table and queue are created (the local
+    /// API); in Lambda the template owns them. Lambda functions call only this, so the
+    /// embedded store is not linked into them.
+    pub async fn aws_ports(&self, create: bool) -> Result<(Arc<dyn Store>, Arc<dyn Queue>), String> {
+        let sdk = crate::aws::sdk_config().await;
+        let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), self.table.clone());
+        if create {
+            store.ensure_table().await.map_err(|e| e.to_string())?;
+        }
+        let sqs = aws_sdk_sqs::Client::new(&sdk);
+        let queue = match &self.webhook_queue {
+            QueueRef::Url(url) => SqsQueue::new(sqs, url.clone()),
+            QueueRef::Name(name) if create => SqsQueue::ensure(sqs, name).await.map_err(|e| e.to_string())?,
+            QueueRef::Name(name) => return Err(format!("IPS_WEBHOOK_QUEUE_URL is required (queue {name})")),
+        };
+        Ok((Arc::new(store), Arc::new(queue)))
     }
 }

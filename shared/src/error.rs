@@ -128,18 +128,14 @@ impl ApiError {
             (ApiError::UnknownRoute(_), _) => 404,
             (ApiError::TooLarge(_), _) => 413,
             (ApiError::Internal(_), _) => 500,
-            (ApiError::Coded { http: Some(h), .. }, _)
-            | (ApiError::Resource { http: h, .. }, _) => *h,
+            (ApiError::Coded { http: Some(h), .. }, _) | (ApiError::Resource { http: h, .. }, _) => *h,
             (_, Style::Method) => 404,
             (ApiError::InvalidCredentials, Style::Resource) => 401,
             (ApiError::FieldPermission(_), Style::Resource)
             | (ApiError::MethodNotAuthorized(_), Style::Resource)
             | (ApiError::IpNotAllowed, Style::Resource)
             | (ApiError::ScopeMissing(_), Style::Resource) => 403,
-            (
-                ApiError::Missing(_) | ApiError::Invalid { .. } | ApiError::Malformed(_),
-                Style::Resource,
-            ) => 400,
+            (ApiError::Missing(_) | ApiError::Invalid { .. } | ApiError::Malformed(_), Style::Resource) => 400,
             (ApiError::Coded { .. }, Style::Resource) => 404,
         }
     }

@@ -12,31 +12,11 @@ use crate::config::Config;
 use crate::http::{body_limit, RawRequest};
 use crate::{App, Routes};
 
-/// JSON logs, one line per event, level from `RUST_LOG` (default `info`).
-pub fn init_tracing() {
-    tracing_subscriber::fmt()
-        .json()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_current_span(true)
-        .without_time()
-        .with_target(false)
-        .init();
-}
-
 /// The application of one endpoint group, on the stores the template provides.
 pub async fn app(routes: Routes) -> Result<Arc<App>, lambda_http::Error> {
     let cfg = Config::from_env("dynamodb")?;
-    let (store, queue) = cfg.ports(false).await?;
-    Ok(Arc::new(App::new(
-        store,
-        queue,
-        Arc::new(SystemClock),
-        cfg.env,
-        routes,
-    )))
+    let (store, queue) = cfg.aws_ports(false).await?;
+    Ok(Arc::new(App::new(store, queue, Arc::new(SystemClock), cfg.env, routes)))
 }
 
 fn source_ip(req: &Request) -> std::net::IpAddr {
@@ -66,11 +46,7 @@ pub async fn handle(app: Arc<App>, req: Request) -> Result<Response<Body>, lambd
         path: parts.uri.path().to_owned(),
         query: parts.uri.query().map(str::to_owned),
         headers: parts.headers,
-        body: if bytes.len() > limit {
-            Err(limit)
-        } else {
-            Ok(bytes)
-        },
+        body: if bytes.len() > limit { Err(limit) } else { Ok(bytes) },
         ip,
     };
     let handled = app.handle(raw).await;
@@ -97,10 +73,7 @@ pub async fn deliver_batch(
             }
         }
     });
-    let failed = futures_util::future::join_all(work)
-        .await
-        .into_iter()
-        .flatten();
+    let failed = futures_util::future::join_all(work).await.into_iter().flatten();
     let mut response = SqsBatchResponse::default();
     response.batch_item_failures = failed
         .map(|id| {

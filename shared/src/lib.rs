@@ -13,6 +13,7 @@ pub mod ids;
 #[cfg(feature = "lambda")]
 pub mod lambda;
 pub mod list;
+pub mod logging;
 pub mod mask;
 pub mod model;
 pub mod operator;

@@ -32,12 +32,9 @@ impl From<crate::store::StoreError> for OpError {
 
 fn respond(status: u16, body: Value) -> Response<Bytes> {
     let mut r = Response::new(Bytes::from(body.to_string()));
-    *r.status_mut() =
-        http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
-    r.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    *r.status_mut() = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
+    r.headers_mut()
+        .insert(http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     r
 }
 
@@ -75,17 +72,10 @@ pub async fn handle(app: &Arc<App>, req: &RawRequest, path: &str) -> Response<By
     let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
     let result = match (&req.method, parts.as_slice()) {
         (&Method::POST, ["operator", "clients"]) => create_client(app, body).await,
-        (&Method::PUT, ["operator", "clients", id, "webhooks", method]) => {
-            put_webhooks(app, id, method, body).await
-        }
+        (&Method::PUT, ["operator", "clients", id, "webhooks", method]) => put_webhooks(app, id, method, body).await,
         (&Method::POST, ["operator", "clients", id, "webhook-tokens"]) => new_token(app, id).await,
-        (&Method::PUT, ["operator", "clients", id, "field-permissions"]) => {
-            field_permissions(app, id, body).await
-        }
-        _ => Err(OpError(
-            404,
-            format!("no operator endpoint {} {path}", req.method),
-        )),
+        (&Method::PUT, ["operator", "clients", id, "field-permissions"]) => field_permissions(app, id, body).await,
+        _ => Err(OpError(404, format!("no operator endpoint {} {path}", req.method))),
     };
     match result {
         Ok((status, v)) => respond(status, v),
@@ -101,28 +91,17 @@ fn parse<T: for<'de> Deserialize<'de>>(body: Value) -> Result<T, OpError> {
 
 /// Operator-chosen client IDs: letters, digits, `-` and `_`.
 pub fn valid_client_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 64
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 fn client_item(rec: &ClientRecord) -> Item {
     let mut item = ClientRecord::key(&rec.id).item();
-    item.insert(
-        "d".into(),
-        Val::S(serde_json::to_string(rec).unwrap_or_default()),
-    );
+    item.insert("d".into(), Val::S(serde_json::to_string(rec).unwrap_or_default()));
     item
 }
 
 /// Writes a client record, new or replaced.
-pub async fn save_client(
-    app: &App,
-    rec: &ClientRecord,
-    cond: Option<Cond>,
-) -> Result<(), crate::store::StoreError> {
+pub async fn save_client(app: &App, rec: &ClientRecord, cond: Option<Cond>) -> Result<(), crate::store::StoreError> {
     app.store
         .write(vec![Write::Put {
             item: client_item(rec),
@@ -158,14 +137,9 @@ fn all() -> Vec<String> {
 
 async fn create_client(app: &App, body: Value) -> OpResult {
     let n: NewClient = parse(body)?;
-    let id = n
-        .client_id
-        .unwrap_or_else(|| format!("c{}", &random_secret()[..16]));
+    let id = n.client_id.unwrap_or_else(|| format!("c{}", &random_secret()[..16]));
     if !valid_client_id(&id) {
-        return Err(OpError(
-            400,
-            "clientId: letters, digits, '-' and '_' only".into(),
-        ));
+        return Err(OpError(400, "clientId: letters, digits, '-' and '_' only".into()));
     }
     for entry in &n.ip_allowlist {
         if entry.parse::<ipnet::IpNet>().is_err() && entry.parse::<std::net::IpAddr>().is_err() {
@@ -190,9 +164,7 @@ async fn create_client(app: &App, body: Value) -> OpResult {
     };
     match save_client(app, &rec, Some(Cond::NotExists)).await {
         Ok(()) => Ok((201, json!({"clientId": id, "apiKey": api_key}))),
-        Err(crate::store::StoreError::ConditionFailed { .. }) => {
-            Err(OpError(409, format!("client {id} exists")))
-        }
+        Err(crate::store::StoreError::ConditionFailed { .. }) => Err(OpError(409, format!("client {id} exists"))),
         Err(e) => Err(e.into()),
     }
 }
@@ -207,8 +179,7 @@ async fn put_webhooks(app: &App, id: &str, method: &str, body: Value) -> OpResul
     let Urls { urls } = parse(body)?;
     load(app, id).await?;
     for u in &urls {
-        let ok = reqwest::Url::parse(u)
-            .is_ok_and(|p| matches!(p.scheme(), "http" | "https") && p.host().is_some());
+        let ok = reqwest::Url::parse(u).is_ok_and(|p| matches!(p.scheme(), "http" | "https") && p.host().is_some());
         if !ok {
             return Err(OpError(400, format!("{u} is not an http(s) URL")));
         }
@@ -218,17 +189,11 @@ async fn put_webhooks(app: &App, id: &str, method: &str, body: Value) -> OpResul
         Write::Delete { key, cond: None }
     } else {
         let mut item = key.item();
-        item.insert(
-            "d".into(),
-            Val::S(serde_json::to_string(&urls).unwrap_or_default()),
-        );
+        item.insert("d".into(), Val::S(serde_json::to_string(&urls).unwrap_or_default()));
         Write::Put { item, cond: None }
     };
     app.store.write(vec![write]).await?;
-    Ok((
-        200,
-        json!({"clientId": id, "methodName": method, "urls": urls}),
-    ))
+    Ok((200, json!({"clientId": id, "methodName": method, "urls": urls})))
 }
 
 async fn new_token(app: &App, id: &str) -> OpResult {
@@ -245,13 +210,8 @@ async fn new_token(app: &App, id: &str) -> OpResult {
     };
     tokens.push(token.clone());
     let mut item = key.item();
-    item.insert(
-        "d".into(),
-        Val::S(serde_json::to_string(&tokens).unwrap_or_default()),
-    );
-    app.store
-        .write(vec![Write::Put { item, cond: None }])
-        .await?;
+    item.insert("d".into(), Val::S(serde_json::to_string(&tokens).unwrap_or_default()));
+    app.store.write(vec![Write::Put { item, cond: None }]).await?;
     Ok((201, json!({"token": token})))
 }
 
@@ -275,16 +235,9 @@ async fn field_permissions(app: &App, id: &str, body: Value) -> OpResult {
 
 /// Creates or refreshes the local API's sandbox client: every method and scope, and the
 /// given key among its keys.
-pub async fn ensure_dev_client(
-    app: &App,
-    id: &str,
-    api_key: &str,
-) -> Result<(), crate::store::StoreError> {
+pub async fn ensure_dev_client(app: &App, id: &str, api_key: &str) -> Result<(), crate::store::StoreError> {
     let hash = hash_key(api_key).to_hex().to_string();
-    let existing = crate::auth::load_client(app.store.as_ref(), id)
-        .await
-        .ok()
-        .flatten();
+    let existing = crate::auth::load_client(app.store.as_ref(), id).await.ok().flatten();
     let mut rec = existing.unwrap_or_else(|| ClientRecord {
         id: id.to_owned(),
         parent: None,

@@ -83,11 +83,7 @@ pub fn from_item<R: Record>(item: &Item) -> Result<Stored<R>, ApiError> {
 }
 
 /// Reads one record of the client (deleted ones included).
-pub async fn load<R: Record>(
-    store: &dyn Store,
-    client: &str,
-    id: &str,
-) -> Result<Option<Stored<R>>, ApiError> {
+pub async fn load<R: Record>(store: &dyn Store, client: &str, id: &str) -> Result<Option<Stored<R>>, ApiError> {
     match store.get(&key::<R>(client, id)).await? {
         Some(item) => from_item(&item).map(Some),
         None => Ok(None),
@@ -116,16 +112,8 @@ pub fn insert<R: Record>(client: &str, r: &R) -> Result<Vec<Write>, ApiError> {
 /// The writes that replace a stored record (`before` as read), keeping the counters right
 /// when it is deleted. The put is conditioned on the version read, so a concurrent change
 /// makes it fail (`ConditionFailed`) rather than be lost.
-pub fn replace<R: Record>(
-    client: &str,
-    before: &Stored<R>,
-    after: &R,
-) -> Result<Vec<Write>, ApiError> {
-    let cond = Cond::Cmp(
-        "v".into(),
-        crate::store::CmpOp::Eq,
-        Val::from(before.version),
-    );
+pub fn replace<R: Record>(client: &str, before: &Stored<R>, after: &R) -> Result<Vec<Write>, ApiError> {
+    let cond = Cond::Cmp("v".into(), crate::store::CmpOp::Eq, Val::from(before.version));
     let mut writes = vec![Write::Put {
         item: to_item(client, after, before.version + 1)?,
         cond: Some(cond),
@@ -146,11 +134,7 @@ pub fn replace<R: Record>(
 }
 
 /// The number of live (or all) records of a kind.
-pub async fn count<R: Record>(
-    store: &dyn Store,
-    client: &str,
-    include_deleted: bool,
-) -> Result<u64, ApiError> {
+pub async fn count<R: Record>(store: &dyn Store, client: &str, include_deleted: bool) -> Result<u64, ApiError> {
     let attr = if include_deleted { "all" } else { "live" };
     let n = store
         .get(&counter_key::<R>(client))
@@ -167,6 +151,15 @@ pub struct ListPage {
 }
 
 impl ListPage {
+    /// The list response: the records under `key` and `pagination`.
+    pub fn into_reply(self, key: &str) -> crate::Reply {
+        let pagination = self.pagination();
+        let records = self.records.into_iter().map(serde_json::Value::Object).collect();
+        crate::Reply::ok()
+            .with_value(key, serde_json::Value::Array(records))
+            .with_value("pagination", pagination)
+    }
+
     /// The `pagination` object of part 1: zero-based first and last index returned.
     pub fn pagination(&self) -> serde_json::Value {
         let end = (self.offset + self.records.len()).saturating_sub(1);

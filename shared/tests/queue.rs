@@ -93,9 +93,7 @@ async fn drain(queue: &Shared, count: usize) -> Vec<Message> {
 }
 
 async fn sent_messages_are_received_and_gone_once_acknowledged(queue: Shared) {
-    let bodies: Vec<String> = (0..25)
-        .map(|i| format!("{{\"n\":{i},\"text\":\"é\"}}"))
-        .collect();
+    let bodies: Vec<String> = (0..25).map(|i| format!("{{\"n\":{i},\"text\":\"é\"}}")).collect();
     if let Err(e) = queue.send(bodies.clone()).await {
         panic!("send failed: {e}");
     }
@@ -107,31 +105,19 @@ async fn sent_messages_are_received_and_gone_once_acknowledged(queue: Shared) {
     assert_eq!(received, expected);
     let ids: HashSet<&str> = got.iter().map(|m| m.id.as_str()).collect();
     let receipts: HashSet<&str> = got.iter().map(|m| m.receipt.as_str()).collect();
-    assert_eq!(
-        (ids.len(), receipts.len()),
-        (25, 25),
-        "ids and receipts are distinct"
-    );
-    assert!(receive(&queue, 10, Duration::from_millis(600))
-        .await
-        .is_empty());
+    assert_eq!((ids.len(), receipts.len()), (25, 25), "ids and receipts are distinct");
+    assert!(receive(&queue, 10, Duration::from_millis(600)).await.is_empty());
     // Sending nothing is no error.
     assert_eq!(queue.send(Vec::new()).await, Ok(()));
 }
 
 async fn large_bodies_travel_in_several_batches(queue: Shared) {
     // 10 bodies of 60 KiB: one batch by count, three by SQS's 256 KiB batch limit.
-    let bodies: Vec<String> = (0..10)
-        .map(|i| format!("{i:02}{}", "x".repeat(60 * 1024)))
-        .collect();
+    let bodies: Vec<String> = (0..10).map(|i| format!("{i:02}{}", "x".repeat(60 * 1024))).collect();
     if let Err(e) = queue.send(bodies.clone()).await {
         panic!("send failed: {e}");
     }
-    let mut received: Vec<String> = drain(&queue, 10)
-        .await
-        .into_iter()
-        .map(|m| m.body)
-        .collect();
+    let mut received: Vec<String> = drain(&queue, 10).await.into_iter().map(|m| m.body).collect();
     received.sort();
     assert_eq!(received, bodies);
 }

@@ -9,8 +9,8 @@ use rust_decimal::Decimal;
 use shared::store::dynamo::DynamoStore;
 use shared::store::embedded::EmbeddedStore;
 use shared::store::{
-    eval_cond, CmpOp, Cond, Index, Item, Key, Query, SkRange, Store, StoreError, Update, Val,
-    Write, MAX_TRANSACTION_WRITES,
+    eval_cond, CmpOp, Cond, Index, Item, Key, Query, SkRange, Store, StoreError, Update, Val, Write,
+    MAX_TRANSACTION_WRITES,
 };
 
 type Shared = Arc<dyn Store>;
@@ -112,10 +112,7 @@ fn put(item: Item) -> Write {
 }
 
 fn put_if(item: Item, cond: Cond) -> Write {
-    Write::Put {
-        item,
-        cond: Some(cond),
-    }
+    Write::Put { item, cond: Some(cond) }
 }
 
 fn cmp(attr: &str, op: CmpOp, v: impl Into<Val>) -> Cond {
@@ -157,10 +154,7 @@ async fn sks(store: &Shared, q: Query) -> Vec<String> {
         Ok(page) => page,
         Err(e) => panic!("query {q:?} failed: {e:?}"),
     };
-    assert_eq!(
-        page.next, None,
-        "a page holding everything has no continuation"
-    );
+    assert_eq!(page.next, None, "a page holding everything has no continuation");
     page.items.iter().map(|i| sk_of(i, q.index)).collect()
 }
 
@@ -213,10 +207,7 @@ async fn put_then_get_round_trips_every_value_kind(store: Shared) {
     );
     must_write(&store, vec![put(it.clone())]).await;
     assert_eq!(get(&store, "c1#values", "a").await, Some(it));
-    assert_eq!(
-        attr(&store, "c1#values", "a", "scaled").await,
-        Some(num("1.5"))
-    );
+    assert_eq!(attr(&store, "c1#values", "a", "scaled").await, Some(num("1.5")));
     assert_eq!(get(&store, "c1#values", "b").await, None);
     assert_eq!(get(&store, "c1#other", "a").await, None);
 }
@@ -238,20 +229,12 @@ async fn conditional_put_on_an_existing_item_fails_and_writes_nothing(store: Sha
     let first = item("c1#cp", "a", &[("v", num("1"))]);
     must_write(&store, vec![put_if(first.clone(), Cond::NotExists)]).await;
     let second = item("c1#cp", "a", &[("v", num("2")), ("extra", Val::from("x"))]);
-    assert_eq!(
-        store
-            .write(vec![put_if(second.clone(), Cond::NotExists)])
-            .await,
-        FAILED
-    );
+    assert_eq!(store.write(vec![put_if(second.clone(), Cond::NotExists)]).await, FAILED);
     assert_eq!(get(&store, "c1#cp", "a").await, Some(first));
 
     // `Exists` is the converse: it fails on a missing item and writes nothing.
     let missing = item("c1#cp", "b", &[("v", num("1"))]);
-    assert_eq!(
-        store.write(vec![put_if(missing, Cond::Exists)]).await,
-        FAILED
-    );
+    assert_eq!(store.write(vec![put_if(missing, Cond::Exists)]).await, FAILED);
     assert_eq!(get(&store, "c1#cp", "b").await, None);
 
     must_write(&store, vec![put_if(second.clone(), Cond::Exists)]).await;
@@ -264,10 +247,7 @@ async fn conditional_delete_removes_only_when_the_condition_holds(store: Shared)
         key: Key::new("c1#del", "a"),
         cond,
     };
-    assert_eq!(
-        store.write(vec![del(Some(cmp("v", CmpOp::Eq, 99)))]).await,
-        FAILED
-    );
+    assert_eq!(store.write(vec![del(Some(cmp("v", CmpOp::Eq, 99)))]).await, FAILED);
     assert!(get(&store, "c1#del", "a").await.is_some());
     must_write(&store, vec![del(Some(cmp("v", CmpOp::Eq, 3)))]).await;
     assert_eq!(get(&store, "c1#del", "a").await, None);
@@ -342,14 +322,8 @@ async fn update_conditions_compare_numbers_strings_and_booleans(store: Shared) {
         (Cond::AttrNotExists("missing".into()), true),
         (Cond::AttrNotExists("n".into()), false),
         (Cond::And(vec![]), true),
-        (
-            Cond::And(vec![Cond::Exists, cmp("n", Eq, 5), cmp("s", Ge, "b")]),
-            true,
-        ),
-        (
-            Cond::And(vec![Cond::Exists, cmp("n", Eq, 5), cmp("s", Ge, "c")]),
-            false,
-        ),
+        (Cond::And(vec![Cond::Exists, cmp("n", Eq, 5), cmp("s", Ge, "b")]), true),
+        (Cond::And(vec![Cond::Exists, cmp("n", Eq, 5), cmp("s", Ge, "c")]), false),
     ];
     let key = Key::new("c1#cmp", "a");
     let mut hits = 0;
@@ -359,9 +333,7 @@ async fn update_conditions_compare_numbers_strings_and_booleans(store: Shared) {
             holds,
             "the reference disagrees on {cond:?}"
         );
-        let result = store
-            .update(&key, vec![add("hits", 1)], Some(cond.clone()))
-            .await;
+        let result = store.update(&key, vec![add("hits", 1)], Some(cond.clone())).await;
         if holds {
             hits += 1;
             match result {
@@ -369,11 +341,7 @@ async fn update_conditions_compare_numbers_strings_and_booleans(store: Shared) {
                 Err(e) => panic!("{cond:?} should hold: {e:?}"),
             }
         } else {
-            assert_eq!(
-                result,
-                Err(StoreError::ConditionFailed { index: None }),
-                "{cond:?}"
-            );
+            assert_eq!(result, Err(StoreError::ConditionFailed { index: None }), "{cond:?}");
         }
     }
     let mut expected = base;
@@ -384,11 +352,7 @@ async fn update_conditions_compare_numbers_strings_and_booleans(store: Shared) {
 async fn update_returns_the_item_as_it_is_after_the_update(store: Shared) {
     must_write(
         &store,
-        vec![put(item(
-            "c1#upd",
-            "a",
-            &[("keep", Val::from("k")), ("n", num("1"))],
-        ))],
+        vec![put(item("c1#upd", "a", &[("keep", Val::from("k")), ("n", num("1"))]))],
     )
     .await;
     let after = store
@@ -416,11 +380,7 @@ async fn update_returns_the_item_as_it_is_after_the_update(store: Shared) {
     assert_eq!(get(&store, "c1#upd", "a").await, Some(expected));
     // A failed condition changes nothing.
     let failed = store
-        .update(
-            &Key::new("c1#upd", "a"),
-            vec![add("n", 1)],
-            Some(Cond::NotExists),
-        )
+        .update(&Key::new("c1#upd", "a"), vec![add("n", 1)], Some(Cond::NotExists))
         .await;
     assert_eq!(failed, Err(StoreError::ConditionFailed { index: None }));
     assert_eq!(attr(&store, "c1#upd", "a", "n").await, Some(num("3")));
@@ -441,18 +401,10 @@ async fn add_treats_a_missing_attribute_as_zero(store: Shared) {
         .await;
     assert_eq!(
         after,
-        Ok(item(
-            "c1#add",
-            "a",
-            &[("cnt", num("-2")), ("frac", num("0.25"))]
-        ))
+        Ok(item("c1#add", "a", &[("cnt", num("-2")), ("frac", num("0.25"))]))
     );
     let after = store
-        .update(
-            &key,
-            vec![Update::Add("frac".into(), dec("-0.75"))],
-            Some(Cond::Exists),
-        )
+        .update(&key, vec![Update::Add("frac".into(), dec("-0.75"))], Some(Cond::Exists))
         .await;
     assert_eq!(after.map(|i| i.get("frac").cloned()), Ok(Some(num("-0.5"))));
 }
@@ -475,35 +427,18 @@ async fn remove_deletes_attributes(store: Shared) {
             None,
         )
         .await;
-    assert_eq!(
-        after,
-        Ok(item("c1#rm", "a", &[("b", num("2")), ("c", num("3"))]))
-    );
+    assert_eq!(after, Ok(item("c1#rm", "a", &[("b", num("2")), ("c", num("3"))])));
     let after = store
         .update(
             &key,
-            vec![
-                Update::Set("d".into(), Val::from("x")),
-                Update::Remove("b".into()),
-            ],
+            vec![Update::Set("d".into(), Val::from("x")), Update::Remove("b".into())],
             None,
         )
         .await;
-    assert_eq!(
-        after,
-        Ok(item(
-            "c1#rm",
-            "a",
-            &[("c", num("3")), ("d", Val::from("x"))]
-        ))
-    );
+    assert_eq!(after, Ok(item("c1#rm", "a", &[("c", num("3")), ("d", Val::from("x"))])));
     assert_eq!(
         get(&store, "c1#rm", "a").await,
-        Some(item(
-            "c1#rm",
-            "a",
-            &[("c", num("3")), ("d", Val::from("x"))]
-        ))
+        Some(item("c1#rm", "a", &[("c", num("3")), ("d", Val::from("x"))]))
     );
 }
 
@@ -589,10 +524,7 @@ async fn transaction_is_all_or_nothing_and_reports_the_failing_write(store: Shar
         },
     ];
     must_write(&store, succeeding).await;
-    assert_eq!(
-        get(&store, pk, "b").await,
-        Some(item(pk, "b", &[("v", num("1"))]))
-    );
+    assert_eq!(get(&store, pk, "b").await, Some(item(pk, "b", &[("v", num("1"))])));
     assert_eq!(attr(&store, pk, "a", "v").await, Some(num("2")));
     assert_eq!(get(&store, pk, "c").await, None);
     assert_eq!(get(&store, pk, "d").await, None, "a check writes nothing");
@@ -606,10 +538,7 @@ async fn a_lone_check_writes_nothing_and_fails_without_an_index(store: Shared) {
     };
     must_write(&store, vec![check(cmp("v", CmpOp::Eq, 2))]).await;
     must_write(&store, vec![check(Cond::And(vec![]))]).await;
-    assert_eq!(
-        store.write(vec![check(cmp("v", CmpOp::Gt, 2))]).await,
-        FAILED
-    );
+    assert_eq!(store.write(vec![check(cmp("v", CmpOp::Gt, 2))]).await, FAILED);
     let missing = Write::Check {
         key: Key::new("c1#chk", "zz"),
         cond: Cond::NotExists,
@@ -636,24 +565,15 @@ async fn two_writes_on_one_key_in_a_transaction_are_refused(store: Shared) {
             cond: None,
         },
     ];
-    assert!(matches!(
-        store.write(dup).await,
-        Err(StoreError::Backend(_))
-    ));
+    assert!(matches!(store.write(dup).await, Err(StoreError::Backend(_))));
     assert_eq!(attr(&store, "c1#dup", "a", "v").await, Some(num("1")));
     assert_eq!(get(&store, "c1#dup", "b").await, None);
 
-    assert!(matches!(
-        store.write(vec![]).await,
-        Err(StoreError::Backend(_))
-    ));
+    assert!(matches!(store.write(vec![]).await, Err(StoreError::Backend(_))));
     let too_many: Vec<Write> = (0..=MAX_TRANSACTION_WRITES)
         .map(|i| put(item("c1#dup", &format!("m{i:03}"), &[])))
         .collect();
-    assert!(matches!(
-        store.write(too_many).await,
-        Err(StoreError::Backend(_))
-    ));
+    assert!(matches!(store.write(too_many).await, Err(StoreError::Backend(_))));
     assert_eq!(get(&store, "c1#dup", "m000").await, None);
 }
 
@@ -673,14 +593,8 @@ async fn query_reads_a_table_partition_by_sort_key_range_both_ways(store: Shared
     assert_eq!(sks(&store, q(SkRange::All, true)).await, own(&sks_in));
     assert_eq!(sks(&store, q(SkRange::All, false)).await, rev(&sks_in));
     let begins = |p: &str| SkRange::BeginsWith(p.to_owned());
-    assert_eq!(
-        sks(&store, q(begins("a#"), true)).await,
-        own(&["a#1", "a#2", "a#3"])
-    );
-    assert_eq!(
-        sks(&store, q(begins("b"), false)).await,
-        rev(&["b", "b#1", "b#2"])
-    );
+    assert_eq!(sks(&store, q(begins("a#"), true)).await, own(&["a#1", "a#2", "a#3"]));
+    assert_eq!(sks(&store, q(begins("b"), false)).await, rev(&["b", "b#1", "b#2"]));
     assert_eq!(sks(&store, q(begins("b#2"), true)).await, own(&["b#2"]));
     assert_eq!(sks(&store, q(begins("zz"), true)).await, own(&[]));
     assert_eq!(sks(&store, q(begins(""), true)).await, own(&sks_in));
@@ -693,31 +607,18 @@ async fn query_reads_a_table_partition_by_sort_key_range_both_ways(store: Shared
         sks(&store, q(between("a#2", "b#1"), false)).await,
         rev(&["a#2", "a#3", "b", "b#1"])
     );
-    assert_eq!(
-        sks(&store, q(between("a#3", "a#3"), true)).await,
-        own(&["a#3"])
-    );
+    assert_eq!(sks(&store, q(between("a#3", "a#3"), true)).await, own(&["a#3"]));
     assert_eq!(sks(&store, q(between("a#4", "a#9"), true)).await, own(&[]));
     assert_eq!(sks(&store, q(between("b", "a"), true)).await, own(&[]));
+    assert_eq!(sks(&store, q(between("", "a#2"), true)).await, own(&["a#1", "a#2"]));
     assert_eq!(
-        sks(&store, q(between("", "a#2"), true)).await,
-        own(&["a#1", "a#2"])
-    );
-    assert_eq!(
-        sks(
-            &store,
-            query(Index::Table, "c1#nothing", SkRange::All, true)
-        )
-        .await,
+        sks(&store, query(Index::Table, "c1#nothing", SkRange::All, true)).await,
         own(&[])
     );
 
     // Items come back whole.
     let page = store.query(&q(begins("a#1"), true)).await;
-    assert_eq!(
-        page.map(|p| p.items),
-        Ok(vec![item("c1#q", "a#1", &[("x", num("1"))])])
-    );
+    assert_eq!(page.map(|p| p.items), Ok(vec![item("c1#q", "a#1", &[("x", num("1"))])]));
 }
 
 async fn query_reads_sparse_indexes_by_sort_key_range_both_ways(store: Shared) {
@@ -778,10 +679,7 @@ async fn query_reads_sparse_indexes_by_sort_key_range_both_ways(store: Shared) {
         rev(&open[..2])
     );
     let jan2_feb1 = SkRange::Between("2024-01-02".into(), "2024-02-01".into());
-    assert_eq!(
-        sks(&store, g1(jan2_feb1.clone(), true)).await,
-        own(&open[1..])
-    );
+    assert_eq!(sks(&store, g1(jan2_feb1.clone(), true)).await, own(&open[1..]));
     assert_eq!(sks(&store, g1(jan2_feb1, false)).await, rev(&open[1..]));
     assert_eq!(
         sks(&store, query(Index::Gsi1, "c1#closed", SkRange::All, true)).await,
@@ -802,9 +700,7 @@ async fn query_reads_sparse_indexes_by_sort_key_range_both_ways(store: Shared) {
     );
 
     // Index queries return whole items (projection ALL).
-    let page = store
-        .query(&g2(SkRange::BeginsWith("c".into()), true))
-        .await;
+    let page = store.query(&g2(SkRange::BeginsWith("c".into()), true)).await;
     let o4 = item(
         "c1#o",
         "o4",
@@ -820,8 +716,7 @@ async fn query_reads_sparse_indexes_by_sort_key_range_both_ways(store: Shared) {
 
 async fn index_entries_follow_the_item_attributes(store: Shared) {
     let s = |v: &str| Val::from(v);
-    let entry =
-        |sk: &str, gsk: &str| item("c1#e", sk, &[("gsi1pk", s("c1#idx")), ("gsi1sk", s(gsk))]);
+    let entry = |sk: &str, gsk: &str| item("c1#e", sk, &[("gsi1pk", s("c1#idx")), ("gsi1sk", s(gsk))]);
     must_write(
         &store,
         vec![
@@ -839,20 +734,10 @@ async fn index_entries_follow_the_item_attributes(store: Shared) {
     must_update(&store, "c1#e", "a", Update::Remove("gsi1sk".into())).await;
     // Changing the sort attribute moves it; changing the partition attribute moves it out.
     must_update(&store, "c1#e", "b", Update::Set("gsi1sk".into(), s("9"))).await;
-    must_update(
-        &store,
-        "c1#e",
-        "c",
-        Update::Set("gsi1pk".into(), s("c1#elsewhere")),
-    )
-    .await;
+    must_update(&store, "c1#e", "c", Update::Set("gsi1pk".into(), s("c1#elsewhere"))).await;
     assert_eq!(sks(&store, all()).await, own(&["4|d", "9|b"]));
     assert_eq!(
-        sks(
-            &store,
-            query(Index::Gsi1, "c1#elsewhere", SkRange::All, true)
-        )
-        .await,
+        sks(&store, query(Index::Gsi1, "c1#elsewhere", SkRange::All, true)).await,
         own(&["3|c"])
     );
 
@@ -881,10 +766,7 @@ async fn read_pages(store: &Shared, mut q: Query) -> Vec<String> {
             Ok(page) => page,
             Err(e) => panic!("query {q:?} failed: {e:?}"),
         };
-        assert!(
-            page.items.len() <= q.limit as usize,
-            "page larger than its limit"
-        );
+        assert!(page.items.len() <= q.limit as usize, "page larger than its limit");
         for i in &page.items {
             let id = sk_of(i, q.index);
             assert!(!out.contains(&id), "{id} returned twice");
@@ -969,11 +851,7 @@ async fn pages_continue_exactly_where_the_previous_one_stopped(store: Shared) {
 }
 
 async fn concurrent_conditional_decrements_never_oversell(store: Shared) {
-    must_write(
-        &store,
-        vec![put(item("c1#ctr", "a", &[("rem", num("10"))]))],
-    )
-    .await;
+    must_write(&store, vec![put(item("c1#ctr", "a", &[("rem", num("10"))]))]).await;
     let tasks = (0..40).map(|_| {
         let store = store.clone();
         tokio::spawn(async move {
@@ -999,11 +877,7 @@ async fn concurrent_conditional_decrements_never_oversell(store: Shared) {
 }
 
 async fn concurrent_transactions_never_oversell(store: Shared) {
-    must_write(
-        &store,
-        vec![put(item("c1#offer", "a", &[("rem", num("10"))]))],
-    )
-    .await;
+    must_write(&store, vec![put(item("c1#offer", "a", &[("rem", num("10"))]))]).await;
     let tasks = (0..30).map(|i| {
         let store = store.clone();
         tokio::spawn(async move {
@@ -1062,10 +936,7 @@ async fn every_call_is_one_counted_request(store: Shared) {
     )
     .await;
     let _ = store.query(&Query::new(Index::Table, "c1#cnt")).await;
-    assert_eq!(
-        store.write(vec![put_if(key.item(), Cond::NotExists)]).await,
-        FAILED
-    );
+    assert_eq!(store.write(vec![put_if(key.item(), Cond::NotExists)]).await, FAILED);
     assert_eq!(store.requests() - before, 7);
 }
 
@@ -1078,10 +949,7 @@ async fn dynamodb_ensure_table_keeps_an_existing_table() {
     assert_eq!(again.ensure_table().await, Ok(()));
     assert_eq!(again.requests(), 1, "one look-up finds the table active");
     let again: Shared = Arc::new(again);
-    assert_eq!(
-        get(&again, "c1#keep", "a").await,
-        Some(Key::new("c1#keep", "a").item())
-    );
+    assert_eq!(get(&again, "c1#keep", "a").await, Some(Key::new("c1#keep", "a").item()));
 }
 
 async fn both_adapters_refuse_what_dynamodb_refuses(store: Shared) {
@@ -1109,11 +977,7 @@ async fn both_adapters_refuse_what_dynamodb_refuses(store: Shared) {
     assert!(
         refused(
             store
-                .update(
-                    &key,
-                    vec![Update::Set("sk".into(), Val::S("b".into()))],
-                    None
-                )
+                .update(&key, vec![Update::Set("sk".into(), Val::S("b".into()))], None)
                 .await
         ),
         "key change"
@@ -1121,10 +985,7 @@ async fn both_adapters_refuse_what_dynamodb_refuses(store: Shared) {
     let empty_index = item(
         "c1#refuse",
         "b",
-        &[
-            ("gsi1pk", Val::S(String::new())),
-            ("gsi1sk", Val::S("x".into())),
-        ],
+        &[("gsi1pk", Val::S(String::new())), ("gsi1sk", Val::S("x".into()))],
     );
     assert!(matches!(
         store

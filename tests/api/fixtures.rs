@@ -37,10 +37,7 @@ pub const ACCOUNT: &[(&str, &str)] = &[
 ];
 
 /// `base` with `extra` pairs added or replacing same-named ones.
-pub fn with<'a>(
-    base: &[(&'a str, &'a str)],
-    extra: &[(&'a str, &'a str)],
-) -> Vec<(&'a str, &'a str)> {
+pub fn with<'a>(base: &[(&'a str, &'a str)], extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
     let mut out: Vec<_> = base
         .iter()
         .filter(|(k, _)| !extra.iter().any(|(e, _)| e == k))
@@ -52,19 +49,13 @@ pub fn with<'a>(
 
 /// `base` without the named pairs.
 pub fn without<'a>(base: &[(&'a str, &'a str)], drop: &[&str]) -> Vec<(&'a str, &'a str)> {
-    base.iter()
-        .filter(|(k, _)| !drop.contains(k))
-        .copied()
-        .collect()
+    base.iter().filter(|(k, _)| !drop.contains(k)).copied().collect()
 }
 
 pub async fn create_party_as(t: &TestApp, c: &Creds) -> String {
     let r = t.form_as(c, Method::PUT, "createParty", PARTY).await;
     assert_eq!(r.code(), "101", "{:?}", r.json);
-    r.inserted("partyDetails")["partyId"]
-        .as_str()
-        .unwrap()
-        .to_owned()
+    r.inserted("partyDetails")["partyId"].as_str().unwrap().to_owned()
 }
 
 pub async fn create_party(t: &TestApp) -> String {
@@ -74,34 +65,20 @@ pub async fn create_party(t: &TestApp) -> String {
 pub async fn create_entity(t: &TestApp) -> String {
     let r = t.put("createEntity", ENTITY).await;
     assert_eq!(r.code(), "101", "{:?}", r.json);
-    r.inserted("entityDetails")["partyId"]
-        .as_str()
-        .unwrap()
-        .to_owned()
+    r.inserted("entityDetails")["partyId"].as_str().unwrap().to_owned()
 }
 
 pub async fn create_account_as(t: &TestApp, c: &Creds, extra: &[(&str, &str)]) -> String {
-    let r = t
-        .form_as(c, Method::PUT, "createAccount", &with(ACCOUNT, extra))
-        .await;
+    let r = t.form_as(c, Method::PUT, "createAccount", &with(ACCOUNT, extra)).await;
     assert_eq!(r.code(), "101", "{:?}", r.json);
-    r.inserted("accountDetails")["accountId"]
-        .as_str()
-        .unwrap()
-        .to_owned()
+    r.inserted("accountDetails")["accountId"].as_str().unwrap().to_owned()
 }
 
 pub async fn create_account(t: &TestApp) -> String {
     create_account_as(t, &t.creds(), &[]).await
 }
 
-pub async fn link(
-    t: &TestApp,
-    account: &str,
-    related_type: &str,
-    related: &str,
-    primary: &str,
-) -> Resp {
+pub async fn link(t: &TestApp, account: &str, related_type: &str, related: &str, primary: &str) -> Resp {
     t.put(
         "createLink",
         &[

@@ -36,88 +36,68 @@ both!(
     }
 );
 
-both!(
-    create_link_checks_parameters_with_106,
-    |t: TestApp| async move {
-        let a = create_account(&t).await;
-        let p = create_party(&t).await;
-        let base = [
-            ("firstEntryType", "Account"),
-            ("firstEntry", a.as_str()),
-            ("relatedEntryType", "IndivACParty"),
-            ("relatedEntry", p.as_str()),
-            ("linkType", "owner"),
-        ];
-        for (name, _) in base {
-            assert_eq!(
-                t.put("createLink", &without(&base, &[name])).await.code(),
-                "106",
-                "{name}"
-            );
-        }
-        for (name, bad) in [
-            ("firstEntryType", "Party"),
-            ("relatedEntryType", "Nope"),
-            ("linkType", "friend"),
-            ("primary_value", "2"),
-        ] {
-            assert_eq!(
-                t.put("createLink", &with(&base, &[(name, bad)]))
-                    .await
-                    .code(),
-                "106",
-                "{name}"
-            );
-        }
-        let r = t
-            .put(
-                "createLink",
-                &with(
-                    &base,
-                    &[("linkType", "OWNER"), ("relatedEntryType", "indivacparty")],
-                ),
-            )
-            .await;
-        assert_eq!(r.code(), "101", "enumerations match case-insensitively");
+both!(create_link_checks_parameters_with_106, |t: TestApp| async move {
+    let a = create_account(&t).await;
+    let p = create_party(&t).await;
+    let base = [
+        ("firstEntryType", "Account"),
+        ("firstEntry", a.as_str()),
+        ("relatedEntryType", "IndivACParty"),
+        ("relatedEntry", p.as_str()),
+        ("linkType", "owner"),
+    ];
+    for (name, _) in base {
+        assert_eq!(
+            t.put("createLink", &without(&base, &[name])).await.code(),
+            "106",
+            "{name}"
+        );
     }
-);
+    for (name, bad) in [
+        ("firstEntryType", "Party"),
+        ("relatedEntryType", "Nope"),
+        ("linkType", "friend"),
+        ("primary_value", "2"),
+    ] {
+        assert_eq!(
+            t.put("createLink", &with(&base, &[(name, bad)])).await.code(),
+            "106",
+            "{name}"
+        );
+    }
+    let r = t
+        .put(
+            "createLink",
+            &with(&base, &[("linkType", "OWNER"), ("relatedEntryType", "indivacparty")]),
+        )
+        .await;
+    assert_eq!(r.code(), "101", "enumerations match case-insensitively");
+});
 
-both!(
-    create_link_unknown_entries_are_148_and_198,
-    |t: TestApp| async move {
-        let a = create_account(&t).await;
-        let p = create_party(&t).await;
-        let e = create_entity(&t).await;
-        assert_eq!(
-            link(&t, "A0000001", "IndivACParty", &p, "0").await.code(),
-            "148"
-        );
-        assert_eq!(
-            link(&t, &a, "IndivACParty", "P0000001", "0").await.code(),
-            "198"
-        );
-        assert_eq!(
-            link(&t, &a, "IndivACParty", &e, "0").await.code(),
-            "198",
-            "an entity is not an individual"
-        );
-        assert_eq!(link(&t, &a, "Account", "A0000001", "0").await.code(), "148");
-        assert_eq!(link(&t, &a, "EntityACParty", &e, "0").await.code(), "101");
-    }
-);
+both!(create_link_unknown_entries_are_148_and_198, |t: TestApp| async move {
+    let a = create_account(&t).await;
+    let p = create_party(&t).await;
+    let e = create_entity(&t).await;
+    assert_eq!(link(&t, "A0000001", "IndivACParty", &p, "0").await.code(), "148");
+    assert_eq!(link(&t, &a, "IndivACParty", "P0000001", "0").await.code(), "198");
+    assert_eq!(
+        link(&t, &a, "IndivACParty", &e, "0").await.code(),
+        "198",
+        "an entity is not an individual"
+    );
+    assert_eq!(link(&t, &a, "Account", "A0000001", "0").await.code(), "148");
+    assert_eq!(link(&t, &a, "EntityACParty", &e, "0").await.code(), "101");
+});
 
-both!(
-    self_link_and_duplicate_are_http_400,
-    |t: TestApp| async move {
-        let a = create_account(&t).await;
-        let p = create_party(&t).await;
-        let r = link(&t, &a, "Account", &a, "0").await;
-        assert_eq!(r.status, 400);
-        assert_eq!(link(&t, &a, "IndivACParty", &p, "0").await.code(), "101");
-        let r = link(&t, &a, "IndivACParty", &p, "0").await;
-        assert_eq!((r.status, r.code()), (400, "1400"));
-    }
-);
+both!(self_link_and_duplicate_are_http_400, |t: TestApp| async move {
+    let a = create_account(&t).await;
+    let p = create_party(&t).await;
+    let r = link(&t, &a, "Account", &a, "0").await;
+    assert_eq!(r.status, 400);
+    assert_eq!(link(&t, &a, "IndivACParty", &p, "0").await.code(), "101");
+    let r = link(&t, &a, "IndivACParty", &p, "0").await;
+    assert_eq!((r.status, r.code()), (400, "1400"));
+});
 
 both!(bad_primary_is_http_422, |t: TestApp| async move {
     let a = create_account(&t).await;
@@ -128,60 +108,43 @@ both!(bad_primary_is_http_422, |t: TestApp| async move {
     let p2 = create_party(&t).await;
     assert_eq!(link(&t, &a, "IndivACParty", &p1, "1").await.code(), "101");
     let r = link(&t, &a, "IndivACParty", &p2, "1").await;
-    assert_eq!(
-        (r.status, r.code()),
-        (422, "1422"),
-        "one primary per account"
-    );
+    assert_eq!((r.status, r.code()), (422, "1422"), "one primary per account");
 });
 
-both!(
-    concurrent_primaries_leave_exactly_one,
-    |t: TestApp| async move {
-        let a = create_account(&t).await;
-        let mut parties = Vec::new();
-        for _ in 0..8 {
-            parties.push(create_party(&t).await);
-        }
-        let t = std::sync::Arc::new(t);
-        let tasks: Vec<_> = parties
-            .iter()
-            .map(|p| {
-                let (t, a, p) = (t.clone(), a.clone(), p.clone());
-                tokio::spawn(async move {
-                    link(&t, &a, "IndivACParty", &p, "1")
-                        .await
-                        .code()
-                        .to_owned()
-                })
-            })
-            .collect();
-        let mut ok = 0;
-        for task in tasks {
-            if task.await.unwrap() == "101" {
-                ok += 1;
-            }
-        }
-        assert_eq!(ok, 1);
+both!(concurrent_primaries_leave_exactly_one, |t: TestApp| async move {
+    let a = create_account(&t).await;
+    let mut parties = Vec::new();
+    for _ in 0..8 {
+        parties.push(create_party(&t).await);
     }
-);
+    let t = std::sync::Arc::new(t);
+    let tasks: Vec<_> = parties
+        .iter()
+        .map(|p| {
+            let (t, a, p) = (t.clone(), a.clone(), p.clone());
+            tokio::spawn(async move { link(&t, &a, "IndivACParty", &p, "1").await.code().to_owned() })
+        })
+        .collect();
+    let mut ok = 0;
+    for task in tasks {
+        if task.await.unwrap() == "101" {
+            ok += 1;
+        }
+    }
+    assert_eq!(ok, 1);
+});
 
 both!(
     delete_link_frees_the_primary_and_unknown_is_404,
     |t: TestApp| async move {
         let a = create_account(&t).await;
         let p = create_party(&t).await;
-        let id = link(&t, &a, "IndivACParty", &p, "1")
-            .await
-            .inserted("linkDetails")["id"]
+        let id = link(&t, &a, "IndivACParty", &p, "1").await.inserted("linkDetails")["id"]
             .as_str()
             .unwrap()
             .to_owned();
         let r = t.post("deleteLink", &[("id", &id)]).await;
-        assert_eq!(
-            (r.code(), r.desc()),
-            ("101", "Link has been deleted successfully!")
-        );
+        assert_eq!((r.code(), r.desc()), ("101", "Link has been deleted successfully!"));
         assert_eq!(t.post("getLink", &[("id", &id)]).await.code(), "404");
         assert_eq!(t.post("deleteLink", &[("id", &id)]).await.code(), "404");
         assert_eq!(t.post("deleteLink", &[("id", "abc")]).await.code(), "106");

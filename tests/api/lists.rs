@@ -10,14 +10,7 @@ async fn accounts(t: &TestApp, n: usize) -> Vec<String> {
     for i in 0..n {
         let name = format!("Holder {i}");
         let city = if i % 2 == 0 { "Austin" } else { "Boston" };
-        ids.push(
-            create_account_as(
-                t,
-                &t.creds(),
-                &[("accountRegistration", &name), ("city", city)],
-            )
-            .await,
-        );
+        ids.push(create_account_as(t, &t.creds(), &[("accountRegistration", &name), ("city", city)]).await);
     }
     ids
 }
@@ -73,15 +66,12 @@ both!(limit_and_offset_errors, |t: TestApp| async move {
     assert_eq!(t.get("/v3/accounts?limit=500&offset=1").await.code(), "101");
 });
 
-both!(
-    an_empty_set_rejects_even_offset_zero,
-    |t: TestApp| async move {
-        for uri in ["/v3/accounts", "/v3/parties", "/v3/entities", "/v3/links"] {
-            let r = t.get(uri).await;
-            assert_eq!((r.status, r.code()), (422, "239"), "{uri}");
-        }
+both!(an_empty_set_rejects_even_offset_zero, |t: TestApp| async move {
+    for uri in ["/v3/accounts", "/v3/parties", "/v3/entities", "/v3/links"] {
+        let r = t.get(uri).await;
+        assert_eq!((r.status, r.code()), (422, "239"), "{uri}");
     }
-);
+});
 
 both!(
     accounts_take_equality_filters_in_both_syntaxes,
@@ -108,10 +98,7 @@ both!(
         let r = t
             .get("/v3/accounts?filter[accountName]=Holder%201&filter[accountName]=Holder%202")
             .await;
-        assert_eq!(
-            r.json["pagination"]["totalRecords"], 2,
-            "repeated exact match is IN"
-        );
+        assert_eq!(r.json["pagination"]["totalRecords"], 2, "repeated exact match is IN");
     }
 );
 
@@ -124,10 +111,7 @@ both!(
             assert_eq!((r.status, r.code()), (422, "1422"), "{q}");
             assert!(r.desc().to_lowercase().contains("invalid filter"));
         }
-        let q = format!(
-            "/v3/accounts?filter={}",
-            urlencode(r#"{"city":{"like":"B%"}}"#)
-        );
+        let q = format!("/v3/accounts?filter={}", urlencode(r#"{"city":{"like":"B%"}}"#));
         assert_eq!(t.get(&q).await.code(), "1422");
         let q = format!("/v3/accounts?filter={}", urlencode("{not json"));
         let r = t.get(&q).await;
@@ -135,62 +119,50 @@ both!(
     }
 );
 
-both!(
-    invalid_filter_wins_over_an_empty_set,
-    |t: TestApp| async move {
-        let r = t.get("/v3/parties?filter[nope]=1").await;
-        assert_eq!((r.status, r.code()), (422, "1422"));
-    }
-);
+both!(invalid_filter_wins_over_an_empty_set, |t: TestApp| async move {
+    let r = t.get("/v3/parties?filter[nope]=1").await;
+    assert_eq!((r.status, r.code()), (422, "1422"));
+});
 
-both!(
-    parties_take_ranges_operators_and_sort,
-    |t: TestApp| async move {
-        let mut made = Vec::new();
-        for (name, worth) in [("Ann", "100"), ("Bob", "250"), ("Cy", "900")] {
-            let r = t
-                .put(
-                    "createParty",
-                    &with(PARTY, &[("firstName", name), ("householdNetworth", worth)]),
-                )
-                .await;
-            made.push(
-                r.inserted("partyDetails")["partyId"]
-                    .as_str()
-                    .unwrap()
-                    .to_owned(),
-            );
-        }
+both!(parties_take_ranges_operators_and_sort, |t: TestApp| async move {
+    let mut made = Vec::new();
+    for (name, worth) in [("Ann", "100"), ("Bob", "250"), ("Cy", "900")] {
         let r = t
-            .get("/v3/parties?filter[householdNetworth][min]=250&sort=firstName:asc")
+            .put(
+                "createParty",
+                &with(PARTY, &[("firstName", name), ("householdNetworth", worth)]),
+            )
             .await;
-        assert_eq!(
-            ids(&r.json, "parties", "partyId"),
-            vec![made[1].clone(), made[2].clone()]
-        );
-        let r = t.get("/v3/parties?filter[householdNetworth][min]=250&filter[householdNetworth][min_inclusive]=false").await;
-        assert_eq!(ids(&r.json, "parties", "partyId"), vec![made[2].clone()]);
-        let q = format!(
-            "/v3/parties?sort=firstName:desc&filter={}",
-            urlencode(r#"{"householdNetworth":{"lt":900},"firstName":{"like":"%n%"}}"#)
-        );
-        assert_eq!(
-            ids(&t.get(&q).await.json, "parties", "partyId"),
-            vec![made[0].clone()]
-        );
-        let q = format!(
-            "/v3/parties?filter={}",
-            urlencode(&format!(r#"{{"partyId":{{"nin":["{}"]}}}}"#, made[0]))
-        );
-        assert_eq!(t.get(&q).await.json["pagination"]["totalRecords"], 2);
-        let q = format!(
-            "/v3/parties?filter={}",
-            urlencode(r#"{"householdNetworth":{"between":[100,250]}}"#)
-        );
-        assert_eq!(t.get(&q).await.json["pagination"]["totalRecords"], 2);
-        assert_eq!(t.get("/v3/parties?sort=shoeSize:asc").await.code(), "1422");
+        made.push(r.inserted("partyDetails")["partyId"].as_str().unwrap().to_owned());
     }
-);
+    let r = t
+        .get("/v3/parties?filter[householdNetworth][min]=250&sort=firstName:asc")
+        .await;
+    assert_eq!(
+        ids(&r.json, "parties", "partyId"),
+        vec![made[1].clone(), made[2].clone()]
+    );
+    let r = t
+        .get("/v3/parties?filter[householdNetworth][min]=250&filter[householdNetworth][min_inclusive]=false")
+        .await;
+    assert_eq!(ids(&r.json, "parties", "partyId"), vec![made[2].clone()]);
+    let q = format!(
+        "/v3/parties?sort=firstName:desc&filter={}",
+        urlencode(r#"{"householdNetworth":{"lt":900},"firstName":{"like":"%n%"}}"#)
+    );
+    assert_eq!(ids(&t.get(&q).await.json, "parties", "partyId"), vec![made[0].clone()]);
+    let q = format!(
+        "/v3/parties?filter={}",
+        urlencode(&format!(r#"{{"partyId":{{"nin":["{}"]}}}}"#, made[0]))
+    );
+    assert_eq!(t.get(&q).await.json["pagination"]["totalRecords"], 2);
+    let q = format!(
+        "/v3/parties?filter={}",
+        urlencode(r#"{"householdNetworth":{"between":[100,250]}}"#)
+    );
+    assert_eq!(t.get(&q).await.json["pagination"]["totalRecords"], 2);
+    assert_eq!(t.get("/v3/parties?sort=shoeSize:asc").await.code(), "1422");
+});
 
 both!(
     unknown_sort_on_accounts_falls_back_to_default,
@@ -221,10 +193,7 @@ both!(
         let r = t.get("/v3/accounts?limit=5&offset=5").await;
         assert_eq!(r.json["accounts"].as_array().unwrap().len(), 5);
         let used = t.store().requests() - before;
-        assert!(
-            used <= 2,
-            "one counter read and one index query, got {used}"
-        );
+        assert!(used <= 2, "one counter read and one index query, got {used}");
     }
 );
 

@@ -11,43 +11,35 @@ fn form(pairs: &[(&str, &str)]) -> Bytes {
     Bytes::from(serde_urlencoded::to_string(pairs).unwrap())
 }
 
-both!(
-    ping_answers_ok_with_valid_credentials,
-    |t: TestApp| async move {
-        let r = t.get("/v3/ping").await;
-        assert_eq!(
-            (r.status, r.code(), r.json["status"].as_str()),
-            (200, "101", Some("ok"))
-        );
-    }
-);
+both!(ping_answers_ok_with_valid_credentials, |t: TestApp| async move {
+    let r = t.get("/v3/ping").await;
+    assert_eq!(
+        (r.status, r.code(), r.json["status"].as_str()),
+        (200, "101", Some("ok"))
+    );
+});
 
-both!(
-    ping_without_credentials_is_401_103,
-    |t: TestApp| async move {
-        let r = t.raw(Method::GET, "/v3/ping", &[], Ok(Bytes::new())).await;
-        assert_eq!((r.status, r.code()), (401, "103"));
-        let r = t
-            .get_as(
-                &Creds {
-                    id: t.client_id.clone(),
-                    key: "wrong".into(),
-                },
-                "/v3/ping",
-            )
-            .await;
-        assert_eq!((r.status, r.code()), (401, "103"));
-    }
-);
+both!(ping_without_credentials_is_401_103, |t: TestApp| async move {
+    let r = t.raw(Method::GET, "/v3/ping", &[], Ok(Bytes::new())).await;
+    assert_eq!((r.status, r.code()), (401, "103"));
+    let r = t
+        .get_as(
+            &Creds {
+                id: t.client_id.clone(),
+                key: "wrong".into(),
+            },
+            "/v3/ping",
+        )
+        .await;
+    assert_eq!((r.status, r.code()), (401, "103"));
+});
 
 both!(
     status_reports_time_version_environment_and_null_flags,
     |t: TestApp| async move {
         let r = t.get("/v3/status").await;
         assert_eq!(r.code(), "101");
-        assert!(
-            chrono::DateTime::parse_from_rfc3339(r.json["timestamp"].as_str().unwrap()).is_ok()
-        );
+        assert!(chrono::DateTime::parse_from_rfc3339(r.json["timestamp"].as_str().unwrap()).is_ok());
         assert!(!r.json["version"].as_str().unwrap().is_empty());
         assert_eq!(r.json["environment"], "sandbox");
         assert!(r.json.as_object().unwrap().contains_key("flags") && r.json["flags"].is_null());
@@ -76,9 +68,7 @@ both!(
         let mut pairs = PARTY.to_vec();
         pairs.push(("clientID", &t.client_id));
         pairs.push(("developerAPIKey", &t.api_key));
-        let r = t
-            .raw(Method::PUT, "/v3/createParty", &[], Ok(form(&pairs)))
-            .await;
+        let r = t.raw(Method::PUT, "/v3/createParty", &[], Ok(form(&pairs))).await;
         assert_eq!(r.code(), "101", "{:?}", r.json);
         let mut body = serde_json::Map::new();
         for (k, v) in &pairs {
@@ -111,11 +101,7 @@ both!(header_wins_over_body_credentials, |t: TestApp| async move {
         .await;
     assert_eq!((r.status, r.code()), (404, "103"));
     let good = format!("Bearer {}:{}", t.client_id, t.api_key);
-    let pairs = [
-        PARTY,
-        &[("clientID", "someone"), ("developerAPIKey", "bad")],
-    ]
-    .concat();
+    let pairs = [PARTY, &[("clientID", "someone"), ("developerAPIKey", "bad")]].concat();
     let r = t
         .raw(
             Method::PUT,
@@ -130,10 +116,7 @@ both!(header_wins_over_body_credentials, |t: TestApp| async move {
 both!(
     get_requests_ignore_body_style_credentials_in_the_query,
     |t: TestApp| async move {
-        let uri = format!(
-            "/v3/ping?clientID={}&developerAPIKey={}",
-            t.client_id, t.api_key
-        );
+        let uri = format!("/v3/ping?clientID={}&developerAPIKey={}", t.client_id, t.api_key);
         let r = t.raw(Method::GET, &uri, &[], Ok(Bytes::new())).await;
         assert_eq!((r.status, r.code()), (401, "103"));
     }
@@ -148,10 +131,7 @@ both!(
         };
         let r = t.form_as(&other, Method::PUT, "createParty", PARTY).await;
         assert_eq!((r.status, r.code()), (404, "103"));
-        assert!(r
-            .desc()
-            .to_lowercase()
-            .contains("invalid developer api key"));
+        assert!(r.desc().to_lowercase().contains("invalid developer api key"));
         let list = t.get("/v3/parties").await;
         assert_eq!(list.code(), "239", "nothing was written: {:?}", list.json);
     }
@@ -161,9 +141,7 @@ both!(unknown_operation_is_1404, |t: TestApp| async move {
     let r = t.put("createNothing", &[]).await;
     assert_eq!((r.status, r.code()), (404, "1404"));
     assert!(r.desc().contains("createNothing"));
-    let r = t
-        .raw(Method::GET, "/v3/parties/P1/extra", &[], Ok(Bytes::new()))
-        .await;
+    let r = t.raw(Method::GET, "/v3/parties/P1/extra", &[], Ok(Bytes::new())).await;
     assert_eq!(r.code(), "1404");
 });
 
@@ -180,10 +158,7 @@ both!(
             )
             .await;
         assert_eq!(r.code(), "101", "{:?}", r.json);
-        assert!(r.inserted("partyDetails")["partyId"]
-            .as_str()
-            .unwrap()
-            .starts_with('P'));
+        assert!(r.inserted("partyDetails")["partyId"].as_str().unwrap().starts_with('P'));
     }
 );
 
@@ -232,20 +207,11 @@ both!(
                 .await;
             assert_eq!((r.status, r.code()), (404, "106"), "{ct}: {:?}", r.json);
             let r = t
-                .raw(
-                    Method::PUT,
-                    "/v3/createParty",
-                    &[("content-type", ct)],
-                    Ok(body),
-                )
+                .raw(Method::PUT, "/v3/createParty", &[("content-type", ct)], Ok(body))
                 .await;
             assert_eq!((r.status, r.code()), (404, "103"), "{ct}: {:?}", r.json);
         }
-        assert_eq!(
-            t.get("/v3/parties").await.code(),
-            "239",
-            "nothing was written"
-        );
+        assert_eq!(t.get("/v3/parties").await.code(), "239", "nothing was written");
     }
 );
 
@@ -260,9 +226,7 @@ both!(oversized_body_is_413, |t: TestApp| async move {
         )
         .await;
     assert_eq!((r.status, r.code()), (413, "106"));
-    let r = t
-        .raw(Method::PUT, "/v3/createParty", &[], Err(1 << 20))
-        .await;
+    let r = t.raw(Method::PUT, "/v3/createParty", &[], Err(1 << 20)).await;
     assert_eq!((r.status, r.code()), (413, "103"));
 });
 
@@ -296,39 +260,33 @@ both!(
     }
 );
 
-both!(
-    method_permission_and_ip_allowlist_are_111,
-    |t: TestApp| async move {
-        let limited = t.new_client(json!({"methods": ["getLink"]})).await;
-        let r = t.form_as(&limited, Method::PUT, "createParty", PARTY).await;
-        assert_eq!((r.status, r.code()), (404, "111"));
-        let fenced = t.new_client(json!({"ipAllowlist": ["10.0.0.0/8"]})).await;
-        let r = t.form_as(&fenced, Method::PUT, "createParty", PARTY).await;
-        assert_eq!(r.code(), "111");
-        let auth = fenced.bearer();
-        let r = t
-            .raw_from(
-                Method::PUT,
-                "/v3/createParty",
-                &[("authorization", &auth)],
-                Ok(form(PARTY)),
-                "10.1.2.3".parse().unwrap(),
-            )
-            .await;
-        assert_eq!(r.code(), "101", "{:?}", r.json);
-    }
-);
+both!(method_permission_and_ip_allowlist_are_111, |t: TestApp| async move {
+    let limited = t.new_client(json!({"methods": ["getLink"]})).await;
+    let r = t.form_as(&limited, Method::PUT, "createParty", PARTY).await;
+    assert_eq!((r.status, r.code()), (404, "111"));
+    let fenced = t.new_client(json!({"ipAllowlist": ["10.0.0.0/8"]})).await;
+    let r = t.form_as(&fenced, Method::PUT, "createParty", PARTY).await;
+    assert_eq!(r.code(), "111");
+    let auth = fenced.bearer();
+    let r = t
+        .raw_from(
+            Method::PUT,
+            "/v3/createParty",
+            &[("authorization", &auth)],
+            Ok(form(PARTY)),
+            "10.1.2.3".parse().unwrap(),
+        )
+        .await;
+    assert_eq!(r.code(), "101", "{:?}", r.json);
+});
 
-both!(
-    ip_check_comes_before_method_permission,
-    |t: TestApp| async move {
-        let c = t
-            .new_client(json!({"methods": ["getLink"], "ipAllowlist": ["192.0.2.1"]}))
-            .await;
-        let r = t.form_as(&c, Method::PUT, "createParty", PARTY).await;
-        assert!(r.desc().contains("IP"), "{}", r.desc());
-    }
-);
+both!(ip_check_comes_before_method_permission, |t: TestApp| async move {
+    let c = t
+        .new_client(json!({"methods": ["getLink"], "ipAllowlist": ["192.0.2.1"]}))
+        .await;
+    let r = t.form_as(&c, Method::PUT, "createParty", PARTY).await;
+    assert!(r.desc().contains("IP"), "{}", r.desc());
+});
 
 both!(missing_scope_is_403_1403, |t: TestApp| async move {
     let c = t.new_client(json!({"scopes": ["account.read"]})).await;
@@ -337,12 +295,7 @@ both!(missing_scope_is_403_1403, |t: TestApp| async move {
         assert_eq!((r.status, r.code()), (403, "1403"), "{uri}");
     }
     let r = t
-        .json_as(
-            &c,
-            Method::PATCH,
-            "/v3/accounts/A1000000",
-            &json!({"account": {}}),
-        )
+        .json_as(&c, Method::PATCH, "/v3/accounts/A1000000", &json!({"account": {}}))
         .await;
     assert_eq!((r.status, r.code()), (403, "1403"));
     let r = t.get_as(&c, "/v3/ping").await;
@@ -394,22 +347,14 @@ both!(operator_api_needs_its_token, |t: TestApp| async move {
         .await;
     assert_eq!(r.status, 401, "client keys never reach the operator API");
     let r = t
-        .operator(
-            Method::POST,
-            "/operator/clients",
-            json!({"clientId": "bad id!"}),
-        )
+        .operator(Method::POST, "/operator/clients", json!({"clientId": "bad id!"}))
         .await;
     assert_eq!(r.status, 400);
     let c = t.new_client(json!({"clientId": "acme-1"})).await;
     assert_eq!(c.id, "acme-1");
     assert_eq!(c.key.len(), 64);
     let r = t
-        .operator(
-            Method::POST,
-            "/operator/clients",
-            json!({"clientId": "acme-1"}),
-        )
+        .operator(Method::POST, "/operator/clients", json!({"clientId": "acme-1"}))
         .await;
     assert_eq!(r.status, 409);
 });

@@ -7,9 +7,7 @@ use serde_json::json;
 use crate::fixtures::*;
 
 fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
-    v.iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect()
+    v.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
 }
 
 both!(
@@ -17,46 +15,21 @@ both!(
     |t: TestApp| async move {
         let mut hook = Listener::start(200).await;
         let mut second = Listener::start(204).await;
-        t.register_webhook("createParty", &[&hook.url, &second.url])
-            .await;
-        let r = t
-            .put("createParty", &with(PARTY, &[("KYCstatus", "Pending")]))
-            .await;
-        let id = r.inserted("partyDetails")["partyId"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        t.register_webhook("createParty", &[&hook.url, &second.url]).await;
+        let r = t.put("createParty", &with(PARTY, &[("KYCstatus", "Pending")])).await;
+        let id = r.inserted("partyDetails")["partyId"].as_str().unwrap().to_owned();
         let got = hook.next(5).await.expect("webhook delivered");
         assert_eq!(got.method, Method::POST);
         assert_eq!(got.path, "/hook");
-        assert_eq!(
-            got.headers["content-type"],
-            "application/x-www-form-urlencoded"
-        );
-        assert!(got.headers["user-agent"]
-            .to_str()
-            .unwrap()
-            .ends_with("/1.0"));
-        assert!(
-            got.headers.get("x-webhook-token").is_none(),
-            "no token generated yet"
-        );
+        assert_eq!(got.headers["content-type"], "application/x-www-form-urlencoded");
+        assert!(got.headers["user-agent"].to_str().unwrap().ends_with("/1.0"));
+        assert!(got.headers.get("x-webhook-token").is_none(), "no token generated yet");
         assert_eq!(
             got.pairs(),
-            pairs(&[
-                ("partyId", &id),
-                ("KYCstatus", "Pending"),
-                ("AMLstatus", "")
-            ])
+            pairs(&[("partyId", &id), ("KYCstatus", "Pending"), ("AMLstatus", "")])
         );
-        assert_eq!(
-            got.body,
-            format!("partyId={id}&KYCstatus=Pending&AMLstatus=")
-        );
-        assert!(
-            second.next(5).await.is_some(),
-            "every registered URL gets it"
-        );
+        assert_eq!(got.body, format!("partyId={id}&KYCstatus=Pending&AMLstatus="));
+        assert!(second.next(5).await.is_some(), "every registered URL gets it");
     }
 );
 
@@ -77,17 +50,12 @@ both!(
         let mut hook = Listener::start(200).await;
         let reg = format!("/operator/clients/{}/webhooks/createParty", child.id);
         assert_eq!(
-            t.operator(Method::PUT, &reg, json!({"urls": [hook.url]}))
-                .await
-                .status,
+            t.operator(Method::PUT, &reg, json!({"urls": [hook.url]})).await.status,
             200
         );
         create_party_as(&t, &child).await;
         let got = hook.next(5).await.expect("delivered");
-        assert_eq!(
-            got.headers["x-webhook-token"].to_str().unwrap(),
-            format!("{t1},{t2}")
-        );
+        assert_eq!(got.headers["x-webhook-token"].to_str().unwrap(), format!("{t1},{t2}"));
     }
 );
 
@@ -96,10 +64,7 @@ both!(
     |t: TestApp| async move {
         let mut hook = Listener::start(200).await;
         t.register_webhook("createParty", &[&hook.url]).await;
-        assert_eq!(
-            t.put("createParty", &without(PARTY, &["dob"])).await.code(),
-            "106"
-        );
+        assert_eq!(t.put("createParty", &without(PARTY, &["dob"])).await.code(), "106");
         assert!(hook.next(2).await.is_none());
         t.register_webhook("createParty", &[]).await;
         create_party(&t).await;
@@ -122,10 +87,7 @@ both!(
         assert_eq!(map["developerAPIKey"], "XXXXXXXXXXXXXXX");
         assert_eq!(map["client_id"], t.client_id);
         assert_eq!(
-            (
-                map["socialSecurityNumber"].as_str(),
-                map["dateOfBirth"].as_str()
-            ),
+            (map["socialSecurityNumber"].as_str(), map["dateOfBirth"].as_str()),
             ("", "")
         );
         assert_eq!(map["kycStatus"], "Pending");
@@ -133,34 +95,29 @@ both!(
     }
 );
 
-both!(
-    link_webhooks_fire_on_create_and_delete,
-    |t: TestApp| async move {
-        let mut hook = Listener::start(200).await;
-        t.register_webhook("createLink", &[&hook.url]).await;
-        t.register_webhook("deleteLink", &[&hook.url]).await;
-        let a = create_account(&t).await;
-        let p = create_party(&t).await;
-        let id = link(&t, &a, "IndivACParty", &p, "0")
-            .await
-            .inserted("linkDetails")["id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        let expected = pairs(&[
-            ("id", &id),
-            ("firstEntryType", "Account"),
-            ("firstEntry", &a),
-            ("relatedEntry", &p),
-            ("relatedEntryType", "IndivACParty"),
-            ("linkType", "owner"),
-            ("notes", ""),
-        ]);
-        assert_eq!(hook.next(5).await.expect("createLink").pairs(), expected);
-        assert_eq!(t.post("deleteLink", &[("id", &id)]).await.code(), "101");
-        assert_eq!(hook.next(5).await.expect("deleteLink").pairs(), expected);
-    }
-);
+both!(link_webhooks_fire_on_create_and_delete, |t: TestApp| async move {
+    let mut hook = Listener::start(200).await;
+    t.register_webhook("createLink", &[&hook.url]).await;
+    t.register_webhook("deleteLink", &[&hook.url]).await;
+    let a = create_account(&t).await;
+    let p = create_party(&t).await;
+    let id = link(&t, &a, "IndivACParty", &p, "0").await.inserted("linkDetails")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let expected = pairs(&[
+        ("id", &id),
+        ("firstEntryType", "Account"),
+        ("firstEntry", &a),
+        ("relatedEntry", &p),
+        ("relatedEntryType", "IndivACParty"),
+        ("linkType", "owner"),
+        ("notes", ""),
+    ]);
+    assert_eq!(hook.next(5).await.expect("createLink").pairs(), expected);
+    assert_eq!(t.post("deleteLink", &[("id", &id)]).await.code(), "101");
+    assert_eq!(hook.next(5).await.expect("deleteLink").pairs(), expected);
+});
 
 both!(
     a_webhook_is_never_left_in_the_outbox_after_101,
@@ -182,25 +139,52 @@ both!(
     |t: TestApp| async move {
         let mut hook = Listener::start(200).await;
         t.register_webhook("createParty", &[&hook.url]).await;
-        let event =
-            shared::webhooks::Event::new("createParty").field("partyId", "P1234567".to_owned());
+        let event = shared::webhooks::Event::new("createParty").field("partyId", "P1234567".to_owned());
         let env = shared::webhooks::Envelope::new(&t.client_id, event, 0);
         t.store().write(vec![env.outbox_write()]).await.unwrap();
-        assert_eq!(
-            t.app
-                .sweep_outbox(std::time::Duration::from_secs(30))
-                .await
-                .unwrap(),
-            1
-        );
-        assert_eq!(
-            hook.next(5).await.expect("re-sent").body,
-            "partyId=P1234567"
-        );
+        assert_eq!(t.app.sweep_outbox(std::time::Duration::from_secs(30)).await.unwrap(), 1);
+        assert_eq!(hook.next(5).await.expect("re-sent").body, "partyId=P1234567");
         assert_eq!(
             t.app.sweep_outbox(std::time::Duration::ZERO).await.unwrap(),
             0,
             "cleared once handed over"
         );
+    }
+);
+
+both!(
+    production_refuses_plain_http_and_loopback_targets,
+    |t: TestApp| async move {
+        let t = TestApp::with_env(t.backend, shared::Environment::Production).await;
+        let mut hook = Listener::start(200).await;
+        t.register_webhook("createParty", &[&hook.url, &hook.url.replace("http://", "https://")])
+            .await;
+        create_party(&t).await;
+        assert!(
+            hook.next(3).await.is_none(),
+            "no request reaches a loopback listener in production"
+        );
+    }
+);
+
+both!(
+    the_delivery_function_reports_only_unprocessable_messages,
+    |t: TestApp| async move {
+        let mut hook = Listener::start(200).await;
+        t.register_webhook("createParty", &[&hook.url]).await;
+        let event = shared::webhooks::Event::new("createParty").field("partyId", "P7654321".to_owned());
+        let good = shared::webhooks::Envelope::new(&t.client_id, event, 0).to_json();
+        let batch = json!({"Records": [
+            {"messageId": "m1", "body": good},
+            {"messageId": "m2", "body": "not an envelope"}
+        ]});
+        let deliverer =
+            shared::webhooks::Deliverer::new(t.app.store.clone(), shared::Environment::Sandbox.url_policy());
+        let out = shared::lambda::deliver_batch(&deliverer, serde_json::from_value(batch).unwrap()).await;
+        assert!(
+            out.batch_item_failures.is_empty(),
+            "unreadable messages are dropped, not retried"
+        );
+        assert_eq!(hook.next(5).await.expect("delivered").body, "partyId=P7654321");
     }
 );

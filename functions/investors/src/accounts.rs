@@ -115,8 +115,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     a.created = ctx.now();
     a.updated = a.created.clone();
     let event = created_event(&a, ctx.client_id());
-    ctx.commit(records::insert(ctx.client_id(), &a)?, vec![event])
-        .await?;
+    ctx.commit(records::insert(ctx.client_id(), &a)?, vec![event]).await?;
     let record = json!({
         "accountId": a.id,
         "kycStatus": a.kyc_status,
@@ -169,10 +168,7 @@ fn created_event(a: &Account, client_id: &str) -> Event {
         .field("approvalStatus", s(&a.approval_status))
         .field("approvalPrincipal", s(&a.approval_principal))
         .field("approvalLastReview", s(&a.approval_last_review))
-        .field(
-            "virtualStatus",
-            Some(if a.deleted { "1" } else { "0" }.into()),
-        )
+        .field("virtualStatus", Some(if a.deleted { "1" } else { "0" }.into()))
         .field("field1", s(&a.field1))
         .field("field2", s(&a.field2))
         .field("field3", s(&a.field3))
@@ -232,11 +228,8 @@ const LIST: ListSpec = ListSpec {
 /// `GET /v3/accounts`: scope `account.read` at any PII level; equality filters only.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page =
-        records::list::<Account>(ctx.store(), ctx.client_id(), &q, |r| r.view(ctx.pii)).await?;
-    Ok(Reply::ok()
-        .with("accounts", &page.records)
-        .with("pagination", page.pagination()))
+    let page = records::list::<Account>(ctx.store(), ctx.client_id(), &q, |r| r.view(ctx.pii)).await?;
+    Ok(page.into_reply("accounts"))
 }
 
 async fn load_live(ctx: &Ctx, id: &str) -> Result<records::Stored<Account>, ApiError> {
@@ -267,9 +260,7 @@ fn bad_request(desc: impl Into<String>) -> ApiError {
 pub async fn patch(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
     let Some(Value::Object(changes)) = p.value("account") else {
-        return Err(bad_request(
-            "The body must be a JSON object with an \"account\" object",
-        ));
+        return Err(bad_request("The body must be a JSON object with an \"account\" object"));
     };
     let changes = parse_changes(changes)?;
     for _ in 0..5 {
@@ -282,15 +273,12 @@ pub async fn patch(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             return Ok(Reply::ok().desc("No modification was needed").status(304));
         }
         fields.extend(changes.clone());
-        let mut after: Account = serde_json::from_value(Value::Object(fields))
-            .map_err(|_| ApiError::Internal(String::new()))?;
+        let mut after: Account =
+            serde_json::from_value(Value::Object(fields)).map_err(|_| ApiError::Internal(String::new()))?;
         after.updated = ctx.now();
         after.updated_ip = ctx.ip.to_string();
         match ctx
-            .commit(
-                records::replace(ctx.client_id(), &stored, &after)?,
-                Vec::new(),
-            )
+            .commit(records::replace(ctx.client_id(), &stored, &after)?, Vec::new())
             .await
         {
             Ok(()) => return Ok(Reply::ok()),

@@ -113,7 +113,5 @@ const LIST: ListSpec = ListSpec {
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let q = shared::list::parse(p.query_pairs(), &LIST)?;
     let page = records::list::<Entity>(ctx.store(), ctx.client_id(), &q, Entity::view).await?;
-    Ok(Reply::ok()
-        .with("entities", &page.records)
-        .with("pagination", page.pagination()))
+    Ok(page.into_reply("entities"))
 }

@@ -46,12 +46,7 @@ pub fn routes() -> Routes {
         .op("createLink", op!(links::create))
         .op("getLink", op!(links::get))
         .op("deleteLink", op!(links::delete))
-        .resource(
-            Method::GET,
-            "/v3/accounts",
-            ACCOUNT_READ,
-            op!(accounts::list),
-        )
+        .resource(Method::GET, "/v3/accounts", ACCOUNT_READ, op!(accounts::list))
         .resource(
             Method::GET,
             "/v3/accounts/{accountId}",
@@ -65,17 +60,7 @@ pub fn routes() -> Routes {
             op!(accounts::patch),
         )
         .resource(Method::GET, "/v3/parties", PARTY_READ, op!(parties::list))
-        .resource(
-            Method::GET,
-            "/v3/parties/{partyId}",
-            PARTY_READ,
-            op!(parties::read),
-        )
-        .resource(
-            Method::GET,
-            "/v3/entities",
-            ENTITY_READ,
-            op!(entities::list),
-        )
+        .resource(Method::GET, "/v3/parties/{partyId}", PARTY_READ, op!(parties::read))
+        .resource(Method::GET, "/v3/entities", ENTITY_READ, op!(entities::list))
         .resource(Method::GET, "/v3/links", LINK_READ, op!(links::list))
 }

@@ -40,11 +40,7 @@ fn link_event(method: &str, l: &Link) -> Event {
 pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let first_type = one_of("firstEntryType", &p.req(&["firstEntryType"])?, &["Account"])?;
     let first = p.req(&["firstEntry"])?;
-    let related_type = one_of(
-        "relatedEntryType",
-        &p.req(&["relatedEntryType"])?,
-        RELATED_TYPES,
-    )?;
+    let related_type = one_of("relatedEntryType", &p.req(&["relatedEntryType"])?, RELATED_TYPES)?;
     let related = p.req(&["relatedEntry"])?;
     let link_type = one_of("linkType", &p.req(&["linkType"])?, LINK_TYPES)?;
     let notes = p.text(&["notes"])?;
@@ -107,17 +103,16 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     if primary {
         writes.push(marker(primary_key(client, &first)));
     }
-    match ctx
-        .commit(writes, vec![link_event("createLink", &link)])
-        .await
-    {
+    match ctx.commit(writes, vec![link_event("createLink", &link)]).await {
         Ok(()) => Ok(Reply::ok().with("linkDetails", insert_array(json!({"id": link.id})))),
         Err(StoreError::ConditionFailed { index: Some(i) }) if i == pair_at => {
             Err(ApiError::coded_http("1400", 400, "The link already exists"))
         }
-        Err(StoreError::ConditionFailed { index: Some(i) }) if i == pair_at + 1 => Err(
-            ApiError::coded_http("1422", 422, "The account already has a primary party"),
-        ),
+        Err(StoreError::ConditionFailed { index: Some(i) }) if i == pair_at + 1 => Err(ApiError::coded_http(
+            "1422",
+            422,
+            "The account already has a primary party",
+        )),
         Err(e) => Err(e.into()),
     }
 }
@@ -156,22 +151,13 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         )),
     };
     let mut writes = records::replace(client, &stored, &link)?;
-    writes.push(mine(pair_key(
-        client,
-        &link.first_entry,
-        &link.related_entry,
-    )));
+    writes.push(mine(pair_key(client, &link.first_entry, &link.related_entry)));
     if link.primary == "1" {
         writes.push(mine(primary_key(client, &link.first_entry)));
     }
-    match ctx
-        .commit(writes, vec![link_event("deleteLink", &link)])
-        .await
-    {
+    match ctx.commit(writes, vec![link_event("deleteLink", &link)]).await {
         Ok(()) => Ok(Reply::ok().desc("Link has been deleted successfully!")),
-        Err(StoreError::ConditionFailed { .. }) => {
-            Err(ApiError::coded("404", "Link does not exist"))
-        }
+        Err(StoreError::ConditionFailed { .. }) => Err(ApiError::coded("404", "Link does not exist")),
         Err(e) => Err(e.into()),
     }
 }
@@ -199,7 +185,5 @@ const LIST: ListSpec = ListSpec {
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let q = shared::list::parse(p.query_pairs(), &LIST)?;
     let page = records::list::<Link>(ctx.store(), ctx.client_id(), &q, Link::view).await?;
-    Ok(Reply::ok()
-        .with("links", &page.records)
-        .with("pagination", page.pagination()))
+    Ok(page.into_reply("links"))
 }

@@ -2,7 +2,7 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::lambda::init_tracing();
+    shared::logging::init(true);
     let app = shared::lambda::app(investors::routes()).await?;
     lambda_http::run(lambda_http::service_fn(move |req| {
         shared::lambda::handle(app.clone(), req)

@@ -121,8 +121,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         .field("AMLstatus", party.aml_status.clone());
     ctx.commit(records::insert(ctx.client_id(), &party)?, vec![event])
         .await?;
-    let record =
-        json!({"partyId": party.id, "KYCstatus": party.kyc_status, "AMLstatus": party.aml_status});
+    let record = json!({"partyId": party.id, "KYCstatus": party.kyc_status, "AMLstatus": party.aml_status});
     Ok(Reply::ok().with("partyDetails", insert_array(record)))
 }
 
@@ -142,11 +141,8 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     party.deleted = true;
     party.updated = ctx.now();
     let event = Event::new("deleteParty").field("partyId", id);
-    ctx.commit(
-        records::replace(ctx.client_id(), &stored, &party)?,
-        vec![event],
-    )
-    .await?;
+    ctx.commit(records::replace(ctx.client_id(), &stored, &party)?, vec![event])
+        .await?;
     Ok(Reply::ok().desc("Party deleted successfully!"))
 }
 
@@ -209,11 +205,8 @@ const LIST: ListSpec = ListSpec {
 /// `GET /v3/parties`: individual parties, newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page =
-        records::list::<Party>(ctx.store(), ctx.client_id(), &q, |r| r.view(ctx.pii)).await?;
-    Ok(Reply::ok()
-        .with("parties", &page.records)
-        .with("pagination", page.pagination()))
+    let page = records::list::<Party>(ctx.store(), ctx.client_id(), &q, |r| r.view(ctx.pii)).await?;
+    Ok(page.into_reply("parties"))
 }
 
 /// `GET /v3/parties/{partyId}`: one party, `1404` when unknown or deleted.

@@ -94,34 +94,21 @@ async fn serve(
 
 #[tokio::main]
 async fn main() -> Result<(), String> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
+    shared::logging::init(false);
     let cfg = Config::from_env("embedded")?;
     let bind = var("IPS_BIND", DEFAULT_BIND);
     let client_id = var("IPS_DEV_CLIENT_ID", DEFAULT_CLIENT_ID);
     let api_key = var("IPS_DEV_API_KEY", DEFAULT_API_KEY);
     let operator_token = var("IPS_OPERATOR_TOKEN", DEFAULT_OPERATOR_TOKEN);
     if client_id.contains(':') || api_key.contains(':') || operator_token.contains(':') {
-        return Err(
-            "IPS_DEV_CLIENT_ID, IPS_DEV_API_KEY and IPS_OPERATOR_TOKEN must not contain ':'".into(),
-        );
+        return Err("IPS_DEV_CLIENT_ID, IPS_DEV_API_KEY and IPS_OPERATOR_TOKEN must not contain ':'".into());
     }
 
-    let (store, queue) = cfg.ports(true).await?;
+    let (store, queue) = cfg.local_ports().await?;
     let routes = investors::routes();
     let app = Arc::new(
-        App::new(
-            store.clone(),
-            queue.clone(),
-            Arc::new(SystemClock),
-            cfg.env,
-            routes,
-        )
-        .with_operator_token(Some(operator_token.clone())),
+        App::new(store.clone(), queue.clone(), Arc::new(SystemClock), cfg.env, routes)
+            .with_operator_token(Some(operator_token.clone())),
     );
     shared::operator::ensure_dev_client(&app, &client_id, &api_key)
         .await
@@ -152,10 +139,7 @@ async fn main() -> Result<(), String> {
         let app = app.clone();
         tokio::spawn(async move {
             let svc = service_fn(move |req| serve(app.clone(), req, peer));
-            if let Err(e) = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), svc)
-                .await
-            {
+            if let Err(e) = http1::Builder::new().serve_connection(TokioIo::new(stream), svc).await {
                 tracing::debug!(error = %e, "connection closed with an error");
             }
         });

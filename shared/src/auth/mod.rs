@@ -51,9 +51,7 @@ impl ClientRecord {
     }
 
     pub fn may_call(&self, method: &str) -> bool {
-        self.methods
-            .iter()
-            .any(|m| m == "*" || m.eq_ignore_ascii_case(method))
+        self.methods.iter().any(|m| m == "*" || m.eq_ignore_ascii_case(method))
     }
 
     pub fn ip_allowed(&self, ip: IpAddr) -> bool {
@@ -172,17 +170,8 @@ impl ClientCache {
     }
 
     /// The client record, from the cache or the store.
-    pub async fn get(
-        &self,
-        store: &dyn Store,
-        client_id: &str,
-    ) -> Result<Option<Arc<ClientRecord>>, ApiError> {
-        if let Some((at, rec)) = self
-            .entries
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(client_id)
-        {
+    pub async fn get(&self, store: &dyn Store, client_id: &str) -> Result<Option<Arc<ClientRecord>>, ApiError> {
+        if let Some((at, rec)) = self.entries.read().unwrap_or_else(|e| e.into_inner()).get(client_id) {
             if at.elapsed() < self.ttl {
                 return Ok(rec.clone());
             }
@@ -197,11 +186,7 @@ impl ClientCache {
     }
 
     /// Authenticates credentials: `103` unless the client exists and the key matches.
-    pub async fn authenticate(
-        &self,
-        store: &dyn Store,
-        creds: &Credentials,
-    ) -> Result<Arc<ClientRecord>, ApiError> {
+    pub async fn authenticate(&self, store: &dyn Store, creds: &Credentials) -> Result<Arc<ClientRecord>, ApiError> {
         match self.get(store, &creds.client_id).await? {
             Some(c) if c.matches_key(&creds.api_key) => Ok(c),
             _ => Err(ApiError::InvalidCredentials),
@@ -210,10 +195,7 @@ impl ClientCache {
 }
 
 /// Reads a client record from the store.
-pub async fn load_client(
-    store: &dyn Store,
-    client_id: &str,
-) -> Result<Option<ClientRecord>, ApiError> {
+pub async fn load_client(store: &dyn Store, client_id: &str) -> Result<Option<ClientRecord>, ApiError> {
     let Some(item) = store.get(&ClientRecord::key(client_id)).await? else {
         return Ok(None);
     };

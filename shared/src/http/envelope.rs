@@ -32,12 +32,16 @@ impl Reply {
         self
     }
 
+    /// Adds a key holding an already built value (moved, not copied).
+    pub fn with_value(mut self, key: &str, value: Value) -> Self {
+        self.body.insert(key.to_owned(), value);
+        self
+    }
+
     /// Adds a key to the body.
     pub fn with(mut self, key: &str, value: impl Serialize) -> Self {
-        self.body.insert(
-            key.to_owned(),
-            serde_json::to_value(value).unwrap_or(Value::Null),
-        );
+        self.body
+            .insert(key.to_owned(), serde_json::to_value(value).unwrap_or(Value::Null));
         self
     }
 
@@ -53,21 +57,18 @@ pub fn insert_array(record: impl Serialize) -> Value {
 }
 
 /// Renders a reply as (HTTP status, JSON body).
-pub fn render_reply(reply: &Reply) -> (u16, Bytes) {
+pub fn render_reply(reply: Reply) -> (u16, Bytes) {
     let mut out = Map::with_capacity(reply.body.len() + 2);
     out.insert("statusCode".into(), Value::String("101".into()));
-    out.insert("statusDesc".into(), Value::String(reply.desc.clone()));
-    out.extend(reply.body.iter().map(|(k, v)| (k.clone(), v.clone())));
+    out.insert("statusDesc".into(), Value::String(reply.desc));
+    out.extend(reply.body);
     (reply.http, to_bytes(&out))
 }
 
 /// Renders an error in the given style; `request_id` is the only detail of a `1500`.
 pub fn render_error(err: &ApiError, style: Style, request_id: &str) -> (u16, Bytes) {
     let mut out = Map::with_capacity(3);
-    out.insert(
-        "statusCode".into(),
-        Value::String(err.code_for(style).into()),
-    );
+    out.insert("statusCode".into(), Value::String(err.code_for(style).into()));
     let desc = match err {
         ApiError::Internal(_) => ApiError::Internal(request_id.to_owned()).desc(),
         e => e.desc(),

@@ -60,14 +60,22 @@ pub struct Handled {
 
 const LEGACY_PREFIX: &str = "/tapiv3/index.php";
 
+/// A request ID unique across instances: a random per-process prefix and a counter
+/// (cheaper than a random UUID per request).
+fn next_request_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::OnceLock;
+    static PREFIX: OnceLock<String> = OnceLock::new();
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let prefix = PREFIX.get_or_init(|| crate::auth::random_secret()[..12].to_owned());
+    format!("{prefix}{:012x}", COUNTER.fetch_add(1, Ordering::Relaxed))
+}
+
 fn json_response(status: u16, body: Bytes, request_id: &str) -> Response<Bytes> {
     let mut r = Response::new(body);
-    *r.status_mut() =
-        http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
-    r.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    *r.status_mut() = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
+    r.headers_mut()
+        .insert(http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     if let Ok(v) = HeaderValue::from_str(request_id) {
         r.headers_mut().insert("x-request-id", v);
     }
@@ -77,12 +85,8 @@ fn json_response(status: u16, body: Bytes, request_id: &str) -> Response<Bytes> 
 impl App {
     /// Handles one request end to end.
     pub async fn handle(self: &Arc<Self>, req: RawRequest) -> Handled {
-        let request_id = uuid::Uuid::new_v4().simple().to_string();
-        let path = req
-            .path
-            .strip_prefix(LEGACY_PREFIX)
-            .unwrap_or(&req.path)
-            .to_owned();
+        let request_id = next_request_id();
+        let path = req.path.strip_prefix(LEGACY_PREFIX).unwrap_or(&req.path).to_owned();
         let span = tracing::info_span!("request", %request_id, method = %req.method, %path, operation = tracing::field::Empty, client = tracing::field::Empty);
         async {
             if path.starts_with("/operator/") || path == "/operator" {
@@ -94,16 +98,17 @@ impl App {
             }
             let committed = Arc::new(Mutex::new(Vec::new()));
             let (style, result) = self.run(req, &path, &request_id, committed.clone()).await;
-            let (status, body) = match &result {
+            let ok = result.is_ok();
+            let (status, body) = match result {
                 Ok(reply) => render_reply(reply),
                 Err(e) => {
                     if let ApiError::Internal(_) = e {
                         tracing::error!("internal error");
                     }
-                    render_error(e, style, &request_id)
+                    render_error(&e, style, &request_id)
                 }
             };
-            let events = if result.is_ok() {
+            let events = if ok {
                 std::mem::take(&mut *committed.lock().unwrap_or_else(|e| e.into_inner()))
             } else {
                 Vec::new()
@@ -125,10 +130,7 @@ impl App {
         committed: Arc<Mutex<Vec<Envelope>>>,
     ) -> (Style, Result<Reply, ApiError>) {
         if req.method == Method::GET && (path == "/v3/ping" || path == "/v3/status") {
-            let result = self
-                .authenticate(&req, None)
-                .await
-                .map(|_| self.health(path));
+            let result = self.authenticate(&req, None).await.map(|_| self.health(path));
             return (Style::Resource, result);
         }
         let Some(matched) = self.routes.find(&req.method, path) else {
@@ -138,10 +140,7 @@ impl App {
             Matched::Method { .. } => Style::Method,
             Matched::Resource { .. } => Style::Resource,
         };
-        (
-            style,
-            self.run_matched(matched, req, request_id, committed).await,
-        )
+        (style, self.run_matched(matched, req, request_id, committed).await)
     }
 
     async fn run_matched(
@@ -219,11 +218,7 @@ impl App {
     }
 
     /// Header credentials win; body credentials count only for non-GET requests.
-    async fn authenticate(
-        &self,
-        req: &RawRequest,
-        body: Option<&Params>,
-    ) -> Result<Arc<ClientRecord>, ApiError> {
+    async fn authenticate(&self, req: &RawRequest, body: Option<&Params>) -> Result<Arc<ClientRecord>, ApiError> {
         let creds = match header_credentials(&req.headers) {
             Some(Some(c)) => c,
             Some(None) => return Err(ApiError::InvalidCredentials),
@@ -249,9 +244,7 @@ impl App {
         Reply::ok()
             .with(
                 "timestamp",
-                self.clock
-                    .now()
-                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                self.clock.now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             )
             .with("version", self.version)
             .with("environment", self.env.name())

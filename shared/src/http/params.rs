@@ -42,18 +42,13 @@ fn decode_component(raw: &[u8]) -> Result<String, String> {
     let mut i = 0;
     while let Some(off) = raw[i..].iter().position(|b| *b == b'%') {
         let at = i + off;
-        let ok = raw.len() > at + 2
-            && raw[at + 1].is_ascii_hexdigit()
-            && raw[at + 2].is_ascii_hexdigit();
+        let ok = raw.len() > at + 2 && raw[at + 1].is_ascii_hexdigit() && raw[at + 2].is_ascii_hexdigit();
         if !ok {
             return Err("invalid percent escape in form data".into());
         }
         i = at + 3;
     }
-    let plus: Vec<u8> = raw
-        .iter()
-        .map(|b| if *b == b'+' { b' ' } else { *b })
-        .collect();
+    let plus: Vec<u8> = raw.iter().map(|b| if *b == b'+' { b' ' } else { *b }).collect();
     percent_decode(&plus)
         .decode_utf8()
         .map(|s| s.into_owned())
@@ -83,22 +78,16 @@ impl Params {
     }
 
     /// Adds the body's parameters, decoded according to its content type.
-    pub async fn add_body(
-        &mut self,
-        content_type: Option<&str>,
-        body: Bytes,
-    ) -> Result<(), ApiError> {
+    pub async fn add_body(&mut self, content_type: Option<&str>, body: Bytes) -> Result<(), ApiError> {
         if body.is_empty() {
             return Ok(());
         }
         let ct = content_type.unwrap_or("").to_ascii_lowercase();
         if ct.starts_with("application/json") || ct.ends_with("+json") {
-            let v: Value = serde_json::from_slice(&body)
-                .map_err(|e| ApiError::Malformed(format!("invalid JSON: {e}")))?;
+            let v: Value =
+                serde_json::from_slice(&body).map_err(|e| ApiError::Malformed(format!("invalid JSON: {e}")))?;
             let Value::Object(obj) = v else {
-                return Err(ApiError::Malformed(
-                    "the JSON body must be an object".into(),
-                ));
+                return Err(ApiError::Malformed("the JSON body must be an object".into()));
             };
             self.map.extend(obj);
         } else if ct.starts_with("multipart/form-data") {
@@ -120,10 +109,7 @@ impl Params {
             let name = field.name().unwrap_or("").to_owned();
             match field.file_name().map(str::to_owned) {
                 Some(file_name) => {
-                    let content_type = field
-                        .content_type()
-                        .map(|m| m.to_string())
-                        .unwrap_or_default();
+                    let content_type = field.content_type().map(|m| m.to_string()).unwrap_or_default();
                     let bytes = field.bytes().await.map_err(bad)?;
                     self.uploads.push(Upload {
                         field: name,
@@ -134,9 +120,8 @@ impl Params {
                 }
                 None => {
                     let bytes = field.bytes().await.map_err(bad)?;
-                    let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
-                        ApiError::Malformed("multipart field is not valid UTF-8".into())
-                    })?;
+                    let text = String::from_utf8(bytes.to_vec())
+                        .map_err(|_| ApiError::Malformed("multipart field is not valid UTF-8".into()))?;
                     self.map.insert(name, Value::String(text));
                 }
             }
@@ -146,8 +131,7 @@ impl Params {
 
     /// Sets a parameter (path parameters of resource routes).
     pub fn set(&mut self, name: &str, value: impl Into<String>) {
-        self.map
-            .insert(name.to_owned(), Value::String(value.into()));
+        self.map.insert(name.to_owned(), Value::String(value.into()));
     }
 
     /// The raw value, as sent.

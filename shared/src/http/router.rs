@@ -61,19 +61,12 @@ impl Routes {
 
     /// Registers a method-style operation (`/v3/<name>`).
     pub fn op(mut self, name: &'static str, handler: Handler) -> Self {
-        self.methods
-            .insert(name.to_ascii_lowercase(), (name, handler));
+        self.methods.insert(name.to_ascii_lowercase(), (name, handler));
         self
     }
 
     /// Registers a resource-style route; `{name}` segments become parameters.
-    pub fn resource(
-        mut self,
-        verb: Method,
-        pattern: &'static str,
-        scope: ScopeReq,
-        handler: Handler,
-    ) -> Self {
+    pub fn resource(mut self, verb: Method, pattern: &'static str, scope: ScopeReq, handler: Handler) -> Self {
         let segments = pattern.trim_matches('/').split('/').collect();
         self.resources.push(Resource {
             verb,
@@ -99,17 +92,17 @@ impl Routes {
                 continue;
             }
             let mut params = Vec::new();
-            let fits =
-                r.segments
-                    .iter()
-                    .zip(&parts)
-                    .all(|(seg, part)| match seg.strip_prefix('{') {
-                        Some(name) => {
-                            params.push((name.trim_end_matches('}'), *part));
-                            !part.is_empty()
-                        }
-                        None => seg == part,
-                    });
+            let fits = r
+                .segments
+                .iter()
+                .zip(&parts)
+                .all(|(seg, part)| match seg.strip_prefix('{') {
+                    Some(name) => {
+                        params.push((name.trim_end_matches('}'), *part));
+                        !part.is_empty()
+                    }
+                    None => seg == part,
+                });
             if fits {
                 return Some(Matched::Resource {
                     scope: r.scope,

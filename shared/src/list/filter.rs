@@ -96,8 +96,7 @@ pub enum Operand {
 impl Operand {
     /// Reads a filter value for a field of `kind`; errors describe a bad value.
     pub(crate) fn from_filter(kind: FieldKind, value: &Value) -> Result<Self, String> {
-        let text = scalar_text(value)
-            .ok_or_else(|| format!("value {value} must be a string or a number"))?;
+        let text = scalar_text(value).ok_or_else(|| format!("value {value} must be a string or a number"))?;
         match kind {
             FieldKind::Text => Ok(Operand::Text(text.into_owned())),
             FieldKind::Number => parse_decimal(&text)
@@ -143,9 +142,7 @@ impl Operand {
     pub fn compare(&self, other: &Operand) -> Option<Ordering> {
         match (self, other) {
             (Operand::Number(a), Operand::Number(b)) => Some(a.cmp(b)),
-            (Operand::NumericId(a), Operand::NumericId(b)) => {
-                Some(a.len().cmp(&b.len()).then_with(|| a.cmp(b)))
-            }
+            (Operand::NumericId(a), Operand::NumericId(b)) => Some(a.len().cmp(&b.len()).then_with(|| a.cmp(b))),
             (Operand::Date(a) | Operand::Text(a), Operand::Date(b) | Operand::Text(b)) => {
                 Some(a.as_bytes().cmp(b.as_bytes()))
             }
@@ -155,8 +152,7 @@ impl Operand {
 
     /// A total order for sorting: by class, then by [`Operand::compare`].
     pub fn total_cmp(&self, other: &Operand) -> Ordering {
-        self.compare(other)
-            .unwrap_or_else(|| self.class().cmp(&other.class()))
+        self.compare(other).unwrap_or_else(|| self.class().cmp(&other.class()))
     }
 }
 
@@ -234,9 +230,7 @@ impl Filter {
     pub fn matches(&self, record: &Map<String, Value>) -> bool {
         let raw = record.get(self.field);
         let value = || raw.and_then(|v| Operand::from_record(self.kind, v));
-        let equals_any = |v: &Operand, ops: &[Operand]| {
-            ops.iter().any(|o| v.compare(o) == Some(Ordering::Equal))
-        };
+        let equals_any = |v: &Operand, ops: &[Operand]| ops.iter().any(|o| v.compare(o) == Some(Ordering::Equal));
         match &self.predicate {
             Predicate::In(ops) => value().is_some_and(|v| equals_any(&v, ops)),
             Predicate::NotIn(ops) => !value().is_some_and(|v| equals_any(&v, ops)),
@@ -245,9 +239,7 @@ impl Filter {
                 let below = max.as_ref().is_none_or(|b| b.admits(&v, Ordering::Less));
                 above && below
             }),
-            Predicate::Like(pattern) => raw
-                .and_then(record_text)
-                .is_some_and(|text| pattern.matches(&text)),
+            Predicate::Like(pattern) => raw.and_then(record_text).is_some_and(|text| pattern.matches(&text)),
         }
     }
 }
@@ -265,11 +257,7 @@ impl Bound {
 
 /// Interprets one decoded clause `field: value` (a scalar for exact match, an
 /// array for IN, an object of operators) into filters to be ANDed.
-pub(crate) fn interpret(
-    spec: &ListSpec,
-    name: &str,
-    value: &Value,
-) -> Result<Vec<Filter>, ListError> {
+pub(crate) fn interpret(spec: &ListSpec, name: &str, value: &Value) -> Result<Vec<Filter>, ListError> {
     let field = spec
         .field(name)
         .ok_or_else(|| invalid(format!("unknown field '{name}'")))?;
@@ -354,11 +342,7 @@ fn interpret_operators(
             },
             "like" => match scalar_text(value) {
                 Some(pattern) => Predicate::Like(LikePattern::new(&pattern)),
-                None => {
-                    return Err(invalid(format!(
-                        "field '{name}': 'like' needs a string pattern"
-                    )))
-                }
+                None => return Err(invalid(format!("field '{name}': 'like' needs a string pattern"))),
             },
             "min" => {
                 min = Some(operand(field, value)?);
@@ -417,8 +401,7 @@ pub(crate) fn bracket_clauses(pairs: &[(&str, &str)]) -> Result<Vec<(String, Val
     }
     let mut clauses: Vec<Clause> = Vec::new();
     for (key, value) in pairs {
-        let segments = bracket_segments(key)
-            .ok_or_else(|| invalid(format!("malformed filter parameter '{key}'")))?;
+        let segments = bracket_segments(key).ok_or_else(|| invalid(format!("malformed filter parameter '{key}'")))?;
         let (field, rest) = match segments.split_first() {
             Some((field, rest)) if !field.is_empty() => (*field, rest),
             _ => return Err(invalid(format!("malformed filter parameter '{key}'"))),
@@ -444,9 +427,7 @@ pub(crate) fn bracket_clauses(pairs: &[(&str, &str)]) -> Result<Vec<(String, Val
                     Some(Value::Array(items)) => items.push(value),
                     Some(existing) => *existing = Value::Array(vec![existing.take(), value]),
                     None if list => {
-                        clause
-                            .ops
-                            .insert((*op).to_owned(), Value::Array(vec![value]));
+                        clause.ops.insert((*op).to_owned(), Value::Array(vec![value]));
                     }
                     None => {
                         clause.ops.insert((*op).to_owned(), value);
@@ -457,12 +438,7 @@ pub(crate) fn bracket_clauses(pairs: &[(&str, &str)]) -> Result<Vec<(String, Val
         }
     }
     let mut out = Vec::new();
-    for Clause {
-        field,
-        mut values,
-        ops,
-    } in clauses
-    {
+    for Clause { field, mut values, ops } in clauses {
         match values.len() {
             0 => {}
             1 => out.push((field.clone(), values.remove(0))),
@@ -497,9 +473,7 @@ pub fn normalize_date(text: &str) -> Option<String> {
         .or_else(|_| NaiveDate::parse_from_str(text, "%Y-%m-%d").map(midnight))
         .or_else(|_| NaiveDate::parse_from_str(text, "%m-%d-%Y").map(midnight))
         .or_else(|_| DateTime::parse_from_rfc3339(text).map(|t| t.naive_utc()))
-        .or_else(|_| {
-            DateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f%z").map(|t| t.naive_utc())
-        })
+        .or_else(|_| DateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f%z").map(|t| t.naive_utc()))
         .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f"))
         .ok()?;
     Some(naive.format(DATE_FORMAT).to_string())
@@ -532,9 +506,7 @@ fn parse_decimal(text: &str) -> Option<Decimal> {
     if !plain {
         return None;
     }
-    Decimal::from_str(text)
-        .or_else(|_| Decimal::from_scientific(text))
-        .ok()
+    Decimal::from_str(text).or_else(|_| Decimal::from_scientific(text)).ok()
 }
 
 /// An ID operand: all digits compare numerically, anything else as text.
@@ -565,16 +537,13 @@ fn record_text(value: &Value) -> Option<Cow<'_, str>> {
 }
 
 fn operand(field: &FieldSpec, value: &Value) -> Result<Operand, ListError> {
-    Operand::from_filter(field.kind, value)
-        .map_err(|e| invalid(format!("field '{}': {e}", field.name)))
+    Operand::from_filter(field.kind, value).map_err(|e| invalid(format!("field '{}': {e}", field.name)))
 }
 
 /// A non-empty list operand; a single scalar counts as a one-item list.
 fn operand_list(field: &FieldSpec, value: &Value) -> Result<Vec<Operand>, ListError> {
     match value {
-        Value::Array(items) if items.is_empty() => {
-            Err(invalid(format!("field '{}': empty list", field.name)))
-        }
+        Value::Array(items) if items.is_empty() => Err(invalid(format!("field '{}': empty list", field.name))),
         Value::Array(items) => items.iter().map(|item| operand(field, item)).collect(),
         scalar => Ok(vec![operand(field, scalar)?]),
     }
@@ -586,12 +555,7 @@ fn flag(field: &FieldSpec, op: &str, value: &Value) -> Result<bool, ListError> {
         Value::Bool(b) => Some(*b),
         other => scalar_text(other).and_then(|text| super::parse_bool(&text)),
     };
-    parsed.ok_or_else(|| {
-        invalid(format!(
-            "field '{}': '{op}' must be true or false",
-            field.name
-        ))
-    })
+    parsed.ok_or_else(|| invalid(format!("field '{}': '{op}' must be true or false", field.name)))
 }
 
 fn invalid(detail: String) -> ListError {
@@ -631,35 +595,17 @@ mod tests {
     fn dates_normalize_from_every_accepted_form() {
         let n = |s: &str| normalize_date(s);
         assert_eq!(n("2024-05-01").as_deref(), Some("2024-05-01 00:00:00"));
-        assert_eq!(
-            n("2024-05-01 13:14:15").as_deref(),
-            Some("2024-05-01 13:14:15")
-        );
+        assert_eq!(n("2024-05-01 13:14:15").as_deref(), Some("2024-05-01 13:14:15"));
         assert_eq!(n("05-01-2024").as_deref(), Some("2024-05-01 00:00:00"));
-        assert_eq!(
-            n("2024-05-01T10:00:00+02:00").as_deref(),
-            Some("2024-05-01 08:00:00")
-        );
-        assert_eq!(
-            n("2024-05-01T01:00:00+02:00").as_deref(),
-            Some("2024-04-30 23:00:00")
-        );
-        assert_eq!(
-            n("2024-05-01T10:00:00Z").as_deref(),
-            Some("2024-05-01 10:00:00")
-        );
+        assert_eq!(n("2024-05-01T10:00:00+02:00").as_deref(), Some("2024-05-01 08:00:00"));
+        assert_eq!(n("2024-05-01T01:00:00+02:00").as_deref(), Some("2024-04-30 23:00:00"));
+        assert_eq!(n("2024-05-01T10:00:00Z").as_deref(), Some("2024-05-01 10:00:00"));
         assert_eq!(
             n("2024-05-01T10:00:00.250-05:00").as_deref(),
             Some("2024-05-01 15:00:00")
         );
-        assert_eq!(
-            n("2024-05-01T10:00:00+0200").as_deref(),
-            Some("2024-05-01 08:00:00")
-        );
-        assert_eq!(
-            n("2024-05-01T10:00:00").as_deref(),
-            Some("2024-05-01 10:00:00")
-        );
+        assert_eq!(n("2024-05-01T10:00:00+0200").as_deref(), Some("2024-05-01 08:00:00"));
+        assert_eq!(n("2024-05-01T10:00:00").as_deref(), Some("2024-05-01 10:00:00"));
         assert_eq!(n(" 2024-05-01 ").as_deref(), Some("2024-05-01 00:00:00"));
         assert_eq!(n("2024-02-30"), None);
         assert_eq!(n("2024-05-01 25:00:00"), None);

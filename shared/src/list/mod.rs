@@ -139,9 +139,7 @@ impl ListError {
         match self {
             ListError::OutOfRange(_) => "239",
             ListError::Undecodable(_) => "1400",
-            ListError::NotInteger(_) | ListError::InvalidFilter(_) | ListError::InvalidParam(_) => {
-                "1422"
-            }
+            ListError::NotInteger(_) | ListError::InvalidFilter(_) | ListError::InvalidParam(_) => "1422",
         }
     }
 
@@ -185,16 +183,14 @@ pub fn parse(pairs: &[(String, String)], spec: &ListSpec) -> Result<ListQuery, L
     let offset = offset.map(|v| parse_integer("offset", v)).transpose()?;
     let deleted = match deleted {
         None => false,
-        Some(v) => parse_bool(v).ok_or_else(|| {
-            ListError::InvalidParam(format!("deleted must be true or false, not '{v}'"))
-        })?,
+        Some(v) => {
+            parse_bool(v).ok_or_else(|| ListError::InvalidParam(format!("deleted must be true or false, not '{v}'")))?
+        }
     };
     let json_filters = json_filters
         .into_iter()
         .filter(|text| !text.trim().is_empty())
-        .map(|text| {
-            serde_json::from_str::<Value>(text).map_err(|e| ListError::Undecodable(e.to_string()))
-        })
+        .map(|text| serde_json::from_str::<Value>(text).map_err(|e| ListError::Undecodable(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
 
     // Validation.
@@ -203,21 +199,16 @@ pub fn parse(pairs: &[(String, String)], spec: &ListSpec) -> Result<ListQuery, L
         Some(n) => usize::try_from(n)
             .ok()
             .filter(|n| (1..=MAX_LIMIT).contains(n))
-            .ok_or_else(|| {
-                ListError::OutOfRange(format!("limit must be between 1 and {MAX_LIMIT}"))
-            })?,
+            .ok_or_else(|| ListError::OutOfRange(format!("limit must be between 1 and {MAX_LIMIT}")))?,
     };
     let offset = match offset {
         None => 0,
-        Some(n) => usize::try_from(n)
-            .map_err(|_| ListError::OutOfRange("offset must be 0 or greater".to_owned()))?,
+        Some(n) => usize::try_from(n).map_err(|_| ListError::OutOfRange("offset must be 0 or greater".to_owned()))?,
     };
     let mut filters = Vec::new();
     for decoded in &json_filters {
         let Value::Object(clauses) = decoded else {
-            return Err(ListError::InvalidFilter(
-                "filter must be a JSON object".to_owned(),
-            ));
+            return Err(ListError::InvalidFilter("filter must be a JSON object".to_owned()));
         };
         for (name, value) in clauses {
             filters.extend(filter::interpret(spec, name, value)?);
@@ -277,14 +268,8 @@ impl ListQuery {
 }
 
 /// Compares one field of two records; missing/null first.
-fn compare_field(
-    a: &Map<String, Value>,
-    b: &Map<String, Value>,
-    name: &str,
-    kind: FieldKind,
-) -> Ordering {
-    let read =
-        |record: &Map<String, Value>| record.get(name).and_then(|v| Operand::from_record(kind, v));
+fn compare_field(a: &Map<String, Value>, b: &Map<String, Value>, name: &str, kind: FieldKind) -> Ordering {
+    let read = |record: &Map<String, Value>| record.get(name).and_then(|v| Operand::from_record(kind, v));
     match (read(a), read(b)) {
         (Some(x), Some(y)) => x.total_cmp(&y),
         (x, y) => x.is_some().cmp(&y.is_some()),
@@ -299,11 +284,7 @@ fn parse_integer(param: &'static str, text: &str) -> Result<i64, ListError> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(ListError::NotInteger(param));
     }
-    let saturated = if text.starts_with('-') {
-        i64::MIN
-    } else {
-        i64::MAX
-    };
+    let saturated = if text.starts_with('-') { i64::MIN } else { i64::MAX };
     Ok(text.parse().unwrap_or(saturated))
 }
 
@@ -320,10 +301,7 @@ pub(crate) fn parse_bool(text: &str) -> Option<bool> {
 
 /// Resolves `sort` (`field:asc`/`field:desc`); returns the sort and whether
 /// it is the default.
-fn parse_sort(
-    raw: Option<&str>,
-    spec: &ListSpec,
-) -> Result<((&'static str, Dir), bool), ListError> {
+fn parse_sort(raw: Option<&str>, spec: &ListSpec) -> Result<((&'static str, Dir), bool), ListError> {
     let default = Ok((spec.default_sort, true));
     let Some(raw) = raw.map(str::trim).filter(|s| !s.is_empty()) else {
         return default;
@@ -347,9 +325,6 @@ fn parse_sort(
             "sort direction must be asc or desc, in '{raw}'"
         ))),
         (None, _) if spec.sort_fallback => default,
-        (None, _) => Err(ListError::InvalidParam(format!(
-            "unknown sort field '{}'",
-            name.trim()
-        ))),
+        (None, _) => Err(ListError::InvalidParam(format!("unknown sort field '{}'", name.trim()))),
     }
 }

@@ -60,10 +60,7 @@ const PARTIES: ListSpec = ListSpec {
 };
 
 fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-    items
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    items.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
 fn parties(items: &[(&str, &str)]) -> Result<ListQuery, ListError> {
@@ -94,10 +91,7 @@ fn with(field: &str, value: Value) -> Map<String, Value> {
 
 /// Whether the query (which must parse) matches a record with `field` = `value`.
 fn hits(query: &Result<ListQuery, ListError>, field: &str, value: Value) -> bool {
-    query
-        .as_ref()
-        .expect("query parses")
-        .matches(&with(field, value))
+    query.as_ref().expect("query parses").matches(&with(field, value))
 }
 
 fn assert_invalid_filter(result: Result<ListQuery, ListError>) {
@@ -206,11 +200,7 @@ fn deleted_is_a_boolean() {
         ("False", false),
         ("0", false),
     ] {
-        assert_eq!(
-            parties(&[("deleted", text)]).unwrap().deleted,
-            expected,
-            "{text}"
-        );
+        assert_eq!(parties(&[("deleted", text)]).unwrap().deleted, expected, "{text}");
     }
     for bad in ["yes", "2", "", "t"] {
         let err = parties(&[("deleted", bad)]).unwrap_err();
@@ -249,12 +239,7 @@ fn error_codes_and_descriptions() {
             "1400",
             "filter could not be decoded: eof",
         ),
-        (
-            ListError::InvalidFilter("d".into()),
-            422,
-            "1422",
-            "invalid filter: d",
-        ),
+        (ListError::InvalidFilter("d".into()), 422, "1422", "invalid filter: d"),
         (ListError::InvalidParam("p".into()), 422, "1422", "p"),
     ];
     for (err, http, code, desc) in cases {
@@ -301,10 +286,7 @@ fn repeated_bracket_exact_becomes_in() {
     ]);
     assert_eq!(
         q.as_ref().unwrap().filters[0].predicate,
-        Predicate::In(vec![
-            Operand::Text("Ann".into()),
-            Operand::Text("Bob".into())
-        ])
+        Predicate::In(vec![Operand::Text("Ann".into()), Operand::Text("Bob".into())])
     );
     assert!(hits(&q, "firstName", json!("Ann")));
     assert!(hits(&q, "firstName", json!("Bob")));
@@ -313,10 +295,7 @@ fn repeated_bracket_exact_becomes_in() {
 
 #[test]
 fn bracket_list_form() {
-    let q = parties(&[
-        ("filter[firstName][]", "Ann"),
-        ("filter[firstName][]", "Bob"),
-    ]);
+    let q = parties(&[("filter[firstName][]", "Ann"), ("filter[firstName][]", "Bob")]);
     assert_eq!(q.as_ref().unwrap().filters.len(), 1);
     assert!(hits(&q, "firstName", json!("Ann")));
     assert!(hits(&q, "firstName", json!("Bob")));
@@ -376,8 +355,7 @@ fn bracket_range_exclusive_flags() {
 
 #[test]
 fn json_range_keys() {
-    let q =
-        filter(r#"{"amount":{"min":10,"max":"20","min_inclusive":false,"max_inclusive":true}}"#);
+    let q = filter(r#"{"amount":{"min":10,"max":"20","min_inclusive":false,"max_inclusive":true}}"#);
     assert!(!hits(&q, "amount", json!("10")));
     assert!(hits(&q, "amount", json!(10.5)));
     assert!(hits(&q, "amount", json!("20")));
@@ -486,15 +464,9 @@ fn bracket_operators_are_accepted() {
     assert!(!q.matches(&rec(json!({"amount": "6", "firstName": "Bob"}))));
     assert!(!q.matches(&rec(json!({"amount": "5", "firstName": "Cy"}))));
     // A repeated scalar operator becomes a list: fine for `in`, malformed for `gt`.
-    let q = parties(&[
-        ("filter[firstName][in]", "Ann"),
-        ("filter[firstName][in]", "Bob"),
-    ]);
+    let q = parties(&[("filter[firstName][in]", "Ann"), ("filter[firstName][in]", "Bob")]);
     assert!(hits(&q, "firstName", json!("Bob")));
-    assert_invalid_filter(parties(&[
-        ("filter[amount][gt]", "1"),
-        ("filter[amount][gt]", "2"),
-    ]));
+    assert_invalid_filter(parties(&[("filter[amount][gt]", "1"), ("filter[amount][gt]", "2")]));
 }
 
 #[test]
@@ -506,18 +478,10 @@ fn all_filters_are_anded_across_forms() {
     ])
     .unwrap();
     assert_eq!(q.filters.len(), 3);
-    assert!(q.matches(&rec(
-        json!({"firstName": "Ann", "amount": "10", "partyId": "8"})
-    )));
-    assert!(!q.matches(&rec(
-        json!({"firstName": "Ann", "amount": "9", "partyId": "8"})
-    )));
-    assert!(!q.matches(&rec(
-        json!({"firstName": "Bob", "amount": "10", "partyId": "8"})
-    )));
-    assert!(!q.matches(&rec(
-        json!({"firstName": "Ann", "amount": "10", "partyId": "7"})
-    )));
+    assert!(q.matches(&rec(json!({"firstName": "Ann", "amount": "10", "partyId": "8"}))));
+    assert!(!q.matches(&rec(json!({"firstName": "Ann", "amount": "9", "partyId": "8"}))));
+    assert!(!q.matches(&rec(json!({"firstName": "Bob", "amount": "10", "partyId": "8"}))));
+    assert!(!q.matches(&rec(json!({"firstName": "Ann", "amount": "10", "partyId": "7"}))));
     // Exact and range on the same field in bracket form are two conditions.
     let q = parties(&[("filter[amount]", "15"), ("filter[amount][max]", "10")]).unwrap();
     assert_eq!(q.filters.len(), 2);
@@ -542,10 +506,7 @@ fn missing_or_null_fields_match_only_negations() {
             "{json} on null"
         );
     }
-    for json in [
-        r#"{"firstName":{"ne":"Ann"}}"#,
-        r#"{"amount":{"nin":[1,2]}}"#,
-    ] {
+    for json in [r#"{"firstName":{"ne":"Ann"}}"#, r#"{"amount":{"nin":[1,2]}}"#] {
         let q = filter(json).unwrap();
         assert!(q.matches(&Map::new()), "{json} on missing");
         assert!(
@@ -632,10 +593,7 @@ fn undecodable_dates_are_invalid() {
 #[test]
 fn numbers_compare_as_decimals() {
     let q = filter(r#"{"amount":{"gt":"99"}}"#);
-    assert!(
-        hits(&q, "amount", json!("100")),
-        "numeric, not string, order"
-    );
+    assert!(hits(&q, "amount", json!("100")), "numeric, not string, order");
     assert!(!hits(&q, "amount", json!("9")));
     let q = filter(r#"{"amount":"0.3"}"#);
     assert!(hits(&q, "amount", json!("0.30")));
@@ -666,10 +624,7 @@ fn non_numeric_values_for_number_fields_are_invalid() {
     assert_invalid_filter(filter(r#"{"amount":"abc"}"#));
     assert_invalid_filter(filter(r#"{"amount":{"gt":"1,000"}}"#));
     assert_invalid_filter(parties(&[("filter[amount][min]", "ten")]));
-    assert_invalid_filter(parties(&[
-        ("filter[amount][]", "1"),
-        ("filter[amount][]", "x"),
-    ]));
+    assert_invalid_filter(parties(&[("filter[amount][]", "1"), ("filter[amount][]", "x")]));
 }
 
 #[test]
@@ -794,20 +749,11 @@ fn undecodable_filter_json_is_400() {
 fn equality_only_resources_accept_exact_and_lists() {
     let ok: [&[(&str, &str)]; 6] = [
         &[("filter[accountName]", "Main")],
-        &[
-            ("filter[accountName][]", "Main"),
-            ("filter[accountName][]", "Other"),
-        ],
-        &[
-            ("filter[accountName]", "Main"),
-            ("filter[accountName]", "Other"),
-        ],
+        &[("filter[accountName][]", "Main"), ("filter[accountName][]", "Other")],
+        &[("filter[accountName]", "Main"), ("filter[accountName]", "Other")],
         &[("filter", r#"{"accountName":["Main","Other"]}"#)],
         &[("filter", r#"{"accountName":{"eq":"Main"}}"#)],
-        &[(
-            "filter",
-            r#"{"accountName":{"in":["Main"]},"balance":{"eq":"1.50"}}"#,
-        )],
+        &[("filter", r#"{"accountName":{"in":["Main"]},"balance":{"eq":"1.50"}}"#)],
     ];
     for query in ok {
         let q = accounts(query).unwrap_or_else(|e| panic!("{query:?}: {e:?}"));
@@ -834,15 +780,8 @@ fn equality_only_resources_reject_other_forms() {
         "min_inclusive",
         "max_inclusive",
     ] {
-        let value = if matches!(op, "nin" | "between") {
-            "[1,2]"
-        } else {
-            "1"
-        };
-        assert_invalid_filter(accounts(&[(
-            "filter",
-            &format!(r#"{{"balance":{{"{op}":{value}}}}}"#),
-        )]));
+        let value = if matches!(op, "nin" | "between") { "[1,2]" } else { "1" };
+        assert_invalid_filter(accounts(&[("filter", &format!(r#"{{"balance":{{"{op}":{value}}}}}"#))]));
     }
     assert_invalid_filter(accounts(&[("filter[balance][min]", "1")]));
     assert_invalid_filter(accounts(&[
@@ -863,29 +802,13 @@ fn invalid_filters_fail_at_parse_time_regardless_of_results() {
 
 #[test]
 fn decode_errors_come_before_validation_errors() {
-    let is_undecodable =
-        |r: Result<ListQuery, ListError>| matches!(r, Err(ListError::Undecodable(_)));
-    assert!(is_undecodable(parties(&[
-        ("filter[nope]", "x"),
-        ("filter", "{")
-    ])));
-    assert!(is_undecodable(parties(&[
-        ("filter", r#"{"nope":1}"#),
-        ("filter", "{")
-    ])));
-    assert!(is_undecodable(parties(&[
-        ("filter", "[1]"),
-        ("filter", "{")
-    ])));
+    let is_undecodable = |r: Result<ListQuery, ListError>| matches!(r, Err(ListError::Undecodable(_)));
+    assert!(is_undecodable(parties(&[("filter[nope]", "x"), ("filter", "{")])));
+    assert!(is_undecodable(parties(&[("filter", r#"{"nope":1}"#), ("filter", "{")])));
+    assert!(is_undecodable(parties(&[("filter", "[1]"), ("filter", "{")])));
     assert!(is_undecodable(parties(&[("limit", "0"), ("filter", "{")])));
-    assert!(is_undecodable(parties(&[
-        ("offset", "-1"),
-        ("filter", "{")
-    ])));
-    assert!(is_undecodable(parties(&[
-        ("sort", "nope:asc"),
-        ("filter", "{")
-    ])));
+    assert!(is_undecodable(parties(&[("offset", "-1"), ("filter", "{")])));
+    assert!(is_undecodable(parties(&[("sort", "nope:asc"), ("filter", "{")])));
     // Non-integers and bad booleans are decode errors too.
     assert_eq!(
         parties(&[("filter", "{"), ("limit", "x")]).unwrap_err(),
@@ -925,10 +848,7 @@ fn explicit_sort_with_case_insensitive_direction() {
         assert!(!q.sort_is_default);
     }
     let q = accounts(&[("sort", "createdDate:DESC")]).unwrap();
-    assert!(
-        !q.sort_is_default,
-        "explicitly asked for, even if equal to the default"
-    );
+    assert!(!q.sort_is_default, "explicitly asked for, even if equal to the default");
     let q = parties(&[("sort", "")]).unwrap();
     assert!(q.sort_is_default);
 }
@@ -1039,10 +959,7 @@ fn dates_sort_by_their_canonical_form() {
         json!({"partyId": "4", "createdDate": ""}),
     ];
     let q = parties(&[("sort", "createdDate:asc")]).unwrap();
-    assert_eq!(
-        sorted(&q, &records, "partyId"),
-        ["4", "3", "2", "1"].map(|s| json!(s))
-    );
+    assert_eq!(sorted(&q, &records, "partyId"), ["4", "3", "2", "1"].map(|s| json!(s)));
 }
 
 #[test]
@@ -1054,10 +971,7 @@ fn text_sorts_by_bytes() {
         json!({"partyId": "4", "firstName": "Émile"}),
     ];
     let q = parties(&[("sort", "firstName:asc")]).unwrap();
-    assert_eq!(
-        sorted(&q, &records, "partyId"),
-        ["3", "2", "1", "4"].map(|s| json!(s))
-    );
+    assert_eq!(sorted(&q, &records, "partyId"), ["3", "2", "1", "4"].map(|s| json!(s)));
 }
 
 #[test]

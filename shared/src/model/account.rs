@@ -141,24 +141,14 @@ impl Account {
             Ok(Value::Object(m)) => m,
             _ => Map::new(),
         };
-        for internal in [
-            "archived",
-            "deleted",
-            "createdIpAddress",
-            "updatedIpAddress",
-        ] {
+        for internal in ["archived", "deleted", "createdIpAddress", "updatedIpAddress"] {
             m.shift_remove(internal);
         }
         m.insert(
             "accountstatus".into(),
             Value::from(if self.archived { "Archived" } else { "Active" }),
         );
-        super::party::redact(
-            &mut m,
-            &["socialSecurityNumber", "dateOfBirth"],
-            ACCOUNT_BASE,
-            pii,
-        );
+        super::party::redact(&mut m, &["socialSecurityNumber", "dateOfBirth"], ACCOUNT_BASE, pii);
         m
     }
 }

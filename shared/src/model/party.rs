@@ -143,8 +143,7 @@ impl Party {
 pub(crate) fn redact(m: &mut Map<String, Value>, always: &[&str], base: &[&str], pii: PiiLevel) {
     for (k, v) in m.iter_mut() {
         let set = !matches!(v, Value::Null) && v.as_str() != Some("");
-        let hide =
-            always.contains(&k.as_str()) || (pii < PiiLevel::High && !base.contains(&k.as_str()));
+        let hide = always.contains(&k.as_str()) || (pii < PiiLevel::High && !base.contains(&k.as_str()));
         if hide && set {
             *v = Value::from(REDACTED);
         }

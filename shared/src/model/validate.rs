@@ -6,15 +6,11 @@ use crate::error::ApiError;
 
 /// A date parameter: `MM-DD-YYYY` (part 1), `YYYY-MM-DD` accepted too. Stored as sent.
 pub fn date(name: &str, v: &str) -> Result<String, ApiError> {
-    let ok = NaiveDate::parse_from_str(v, "%m-%d-%Y").is_ok()
-        || NaiveDate::parse_from_str(v, "%Y-%m-%d").is_ok();
+    let ok = NaiveDate::parse_from_str(v, "%m-%d-%Y").is_ok() || NaiveDate::parse_from_str(v, "%Y-%m-%d").is_ok();
     if ok {
         Ok(v.to_owned())
     } else {
-        Err(ApiError::invalid(
-            name,
-            "must be a date in MM-DD-YYYY format",
-        ))
+        Err(ApiError::invalid(name, "must be a date in MM-DD-YYYY format"))
     }
 }
 
@@ -34,18 +30,15 @@ pub fn ssn(v: &str) -> Result<String, ApiError> {
     if shape_ok && dashes_ok {
         Ok(v.to_owned())
     } else {
-        Err(ApiError::invalid(
-            "socialSecurityNumber",
-            "must be xxx-xx-xxxx",
-        ))
+        Err(ApiError::invalid("socialSecurityNumber", "must be xxx-xx-xxxx"))
     }
 }
 
 const US_STATES: &[&str] = &[
-    "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA",
-    "KS", "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM",
-    "NY", "NC", "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA",
-    "WV", "WI", "WY", "AS", "GU", "MP", "PR", "VI", "UM", "AA", "AE", "AP", "NOUS",
+    "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA",
+    "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR",
+    "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "AS", "GU", "MP", "PR", "VI", "UM",
+    "AA", "AE", "AP", "NOUS",
 ];
 
 /// An account's `state`: a two-letter US code, or `NOUS` outside the US (case-insensitive,
@@ -54,9 +47,6 @@ pub fn account_state(v: &str) -> Result<String, ApiError> {
     if US_STATES.iter().any(|s| s.eq_ignore_ascii_case(v.trim())) {
         Ok(v.to_owned())
     } else {
-        Err(ApiError::invalid(
-            "state",
-            "must be a two-letter US state code or NOUS",
-        ))
+        Err(ApiError::invalid("state", "must be a two-letter US state code or NOUS"))
     }
 }

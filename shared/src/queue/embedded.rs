@@ -30,9 +30,7 @@ impl Default for EmbeddedQueue {
 impl Queue for EmbeddedQueue {
     async fn send(&self, bodies: Vec<String>) -> Result<(), QueueError> {
         for b in bodies {
-            self.tx
-                .send(b)
-                .map_err(|e| QueueError::Backend(e.to_string()))?;
+            self.tx.send(b).map_err(|e| QueueError::Backend(e.to_string()))?;
         }
         Ok(())
     }

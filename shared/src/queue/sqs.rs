@@ -42,12 +42,7 @@ impl SqsQueue {
     pub async fn ensure(client: Client, name: &str) -> Result<SqsQueue, QueueError> {
         let url = match client.get_queue_url().queue_name(name).send().await {
             Ok(out) => out.queue_url,
-            Err(e)
-                if matches!(
-                    e.as_service_error(),
-                    Some(GetQueueUrlError::QueueDoesNotExist(_))
-                ) =>
-            {
+            Err(e) if matches!(e.as_service_error(), Some(GetQueueUrlError::QueueDoesNotExist(_))) => {
                 client
                     .create_queue()
                     .queue_name(name)
@@ -170,9 +165,9 @@ impl Queue for SqsQueue {
             .unwrap_or_default()
             .into_iter()
             .map(|m| {
-                let receipt = m.receipt_handle.ok_or_else(|| {
-                    QueueError::Backend("received a message without a receipt handle".into())
-                })?;
+                let receipt = m
+                    .receipt_handle
+                    .ok_or_else(|| QueueError::Backend("received a message without a receipt handle".into()))?;
                 Ok(Message {
                     id: m.message_id.unwrap_or_default(),
                     receipt,

@@ -16,17 +16,17 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex,
-    IndexStatus, KeySchemaElement, KeyType, Projection, ProjectionType, Put, ReturnValue,
-    ScalarAttributeType, TableDescription, TableStatus, TransactWriteItem, Update as DynamoUpdate,
+    AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex, IndexStatus,
+    KeySchemaElement, KeyType, Projection, ProjectionType, Put, ReturnValue, ScalarAttributeType, TableDescription,
+    TableStatus, TransactWriteItem, Update as DynamoUpdate,
 };
 use aws_sdk_dynamodb::Client;
 use rust_decimal::Decimal;
 
 use super::embedded::last_key;
 use super::{
-    eval_cond, CmpOp, Cond, Index, Item, Key, Page, Query, SkRange, Store, StoreError, Update, Val,
-    Write, MAX_TRANSACTION_WRITES,
+    eval_cond, CmpOp, Cond, Index, Item, Key, Page, Query, SkRange, Store, StoreError, Update, Val, Write,
+    MAX_TRANSACTION_WRITES,
 };
 
 /// DynamoDB's attribute map.
@@ -84,13 +84,7 @@ impl DynamoStore {
     /// template owns the table.
     pub async fn ensure_table(&self) -> Result<(), StoreError> {
         self.count();
-        match self
-            .client
-            .describe_table()
-            .table_name(&self.table)
-            .send()
-            .await
-        {
+        match self.client.describe_table().table_name(&self.table).send().await {
             Ok(out) if is_active(out.table.as_ref()) => return Ok(()),
             Ok(_) => {}
             Err(e) if e.code() == Some("ResourceNotFoundException") => self.create_table().await?,
@@ -134,11 +128,7 @@ impl DynamoStore {
                 GlobalSecondaryIndex::builder()
                     .index_name(index.name().unwrap_or_default())
                     .set_key_schema(Some(key_schema(pk, sk)?))
-                    .projection(
-                        Projection::builder()
-                            .projection_type(ProjectionType::All)
-                            .build(),
-                    )
+                    .projection(Projection::builder().projection_type(ProjectionType::All).build())
                     .build()
                     .map_err(backend)?,
             );
@@ -211,8 +201,7 @@ impl DynamoStore {
                     .map_err(single_write_error)?;
             }
             Write::Update { key, ops, cond } => {
-                self.update_item(&key, &ops, cond.as_ref(), ReturnValue::None)
-                    .await?;
+                self.update_item(&key, &ops, cond.as_ref(), ReturnValue::None).await?;
             }
             Write::Delete { key, cond } => {
                 let cond = cond.and_then(|c| ex.cond(&c));
@@ -369,18 +358,13 @@ fn validate(writes: &[Write]) -> Result<(), StoreError> {
     }
     let mut keys = writes
         .iter()
-        .map(|w| {
-            w.key()
-                .ok_or_else(|| StoreError::Backend("write without key".into()))
-        })
+        .map(|w| w.key().ok_or_else(|| StoreError::Backend("write without key".into())))
         .collect::<Result<Vec<_>, _>>()?;
     let n = keys.len();
     keys.sort();
     keys.dedup();
     if keys.len() != n {
-        return Err(StoreError::Backend(
-            "two writes on one key in a transaction".into(),
-        ));
+        return Err(StoreError::Backend("two writes on one key in a transaction".into()));
     }
     Ok(())
 }
@@ -411,16 +395,8 @@ impl Store for DynamoStore {
         self.transact(writes).await
     }
 
-    async fn update(
-        &self,
-        key: &Key,
-        ops: Vec<Update>,
-        cond: Option<Cond>,
-    ) -> Result<Item, StoreError> {
-        match self
-            .update_item(key, &ops, cond.as_ref(), ReturnValue::AllNew)
-            .await?
-        {
+    async fn update(&self, key: &Key, ops: Vec<Update>, cond: Option<Cond>) -> Result<Item, StoreError> {
+        match self.update_item(key, &ops, cond.as_ref(), ReturnValue::AllNew).await? {
             Some(attrs) if !attrs.is_empty() => from_attr_map(attrs),
             // An update with nothing to change returns no attributes: the item holds just
             // its key (it was created if missing).
@@ -435,11 +411,7 @@ impl Store for DynamoStore {
         }
         let (pk_attr, sk_attr) = q.index.attrs();
         let mut ex = Expr::default();
-        let mut key_cond = format!(
-            "{} = {}",
-            ex.name(pk_attr),
-            ex.value(AttributeValue::S(q.pk.clone()))
-        );
+        let mut key_cond = format!("{} = {}", ex.name(pk_attr), ex.value(AttributeValue::S(q.pk.clone())));
         match &q.sk {
             SkRange::All => {}
             // DynamoDB refuses an empty string in a key condition; an empty prefix is no
@@ -656,9 +628,7 @@ fn from_attr(name: &str, av: AttributeValue) -> Result<Val, StoreError> {
         AttributeValue::N(n) => Decimal::from_str(&n)
             .or_else(|_| Decimal::from_scientific(&n))
             .map(Val::N)
-            .map_err(|e| {
-                StoreError::Backend(format!("attribute {name}: number {n:?} out of range: {e}"))
-            }),
+            .map_err(|e| StoreError::Backend(format!("attribute {name}: number {n:?} out of range: {e}"))),
         AttributeValue::Bool(b) => Ok(Val::Bool(b)),
         other => Err(StoreError::Backend(format!(
             "attribute {name}: unsupported type {other:?}"
@@ -716,16 +686,10 @@ where
 fn transaction_error<R: Debug>(e: SdkError<TransactWriteItemsError, R>) -> StoreError {
     if let Some(TransactWriteItemsError::TransactionCanceledException(tc)) = e.as_service_error() {
         let reasons = tc.cancellation_reasons();
-        if let Some(i) = reasons
-            .iter()
-            .position(|r| r.code() == Some("ConditionalCheckFailed"))
-        {
+        if let Some(i) = reasons.iter().position(|r| r.code() == Some("ConditionalCheckFailed")) {
             return StoreError::ConditionFailed { index: Some(i) };
         }
-        if reasons
-            .iter()
-            .any(|r| r.code() == Some("TransactionConflict"))
-        {
+        if reasons.iter().any(|r| r.code() == Some("TransactionConflict")) {
             return StoreError::Conflict;
         }
     }
@@ -766,10 +730,7 @@ mod tests {
         let mut ex = Expr::default();
         assert_eq!(ex.cmp("b", CmpOp::Lt, &Val::Bool(true)), "#n0 = :v0");
         assert_eq!(ex.values.get(":v0"), Some(&AttributeValue::Bool(false)));
-        assert_eq!(
-            ex.cmp("b", CmpOp::Ge, &Val::Bool(false)),
-            "#n0 IN (:v1, :v2)"
-        );
+        assert_eq!(ex.cmp("b", CmpOp::Ge, &Val::Bool(false)), "#n0 IN (:v1, :v2)");
         assert_eq!(
             ex.cmp("b", CmpOp::Gt, &Val::Bool(true)),
             "(attribute_exists(#n0) AND attribute_not_exists(#n0))"
@@ -789,10 +750,7 @@ mod tests {
             ex.update(&ops).as_deref(),
             Some("SET #n0 = :v0, #n3 = :v2 ADD #n1 :v1 REMOVE #n2")
         );
-        assert_eq!(
-            ex.values.get(":v1"),
-            Some(&AttributeValue::N("-1.5".into()))
-        );
+        assert_eq!(ex.values.get(":v1"), Some(&AttributeValue::N("-1.5".into())));
         assert_eq!(Expr::default().update(&[]), None);
     }
 
@@ -803,10 +761,7 @@ mod tests {
             ("1E+3", Decimal::from(1000)),
             ("-2.5e-2", Decimal::new(-25, 3)),
         ] {
-            assert_eq!(
-                from_attr("n", AttributeValue::N(text.into())),
-                Ok(Val::N(want))
-            );
+            assert_eq!(from_attr("n", AttributeValue::N(text.into())), Ok(Val::N(want)));
         }
         assert!(from_attr("n", AttributeValue::N("1e400".into())).is_err());
         assert!(from_attr("n", AttributeValue::Null(true)).is_err());

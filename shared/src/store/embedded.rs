@@ -7,13 +7,16 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+
+use tokio::sync::oneshot;
 
 use async_trait::async_trait;
 use redb::{Database, Durability, ReadableTable, TableDefinition};
 
 use super::{
-    apply_updates, eval_cond, Cond, Index, Item, Key, Page, Query, SkRange, Store, StoreError,
-    Update, Val, Write, MAX_TRANSACTION_WRITES,
+    apply_updates, eval_cond, Cond, Index, Item, Key, Page, Query, SkRange, Store, StoreError, Update, Val, Write,
+    MAX_TRANSACTION_WRITES,
 };
 
 /// One entry of a redb range iteration.
@@ -30,8 +33,59 @@ const GSI1: TableDefinition<&[u8], &[u8]> = TableDefinition::new("gsi1");
 const GSI2: TableDefinition<&[u8], &[u8]> = TableDefinition::new("gsi2");
 
 pub struct EmbeddedStore {
-    db: Database,
+    db: Arc<Database>,
+    jobs: mpsc::Sender<Job>,
     requests: AtomicU64,
+}
+
+/// Writes waiting for the committer, and where to answer.
+struct Job {
+    writes: Vec<Write>,
+    returning: bool,
+    done: oneshot::Sender<Result<Option<Item>, StoreError>>,
+}
+
+/// Group commit: one thread applies every waiting job in one redb transaction and answers
+/// each after the commit, so concurrent writers share the cost of a commit. Each job stays
+/// all-or-nothing: its conditions are checked against the state the earlier jobs left.
+fn committer(db: Arc<Database>, jobs: mpsc::Receiver<Job>) {
+    while let Ok(first) = jobs.recv() {
+        let mut batch = vec![first];
+        while batch.len() < 512 {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let results = commit_batch(&db, &batch);
+        for (job, result) in batch.into_iter().zip(results) {
+            let _ = job.done.send(result);
+        }
+    }
+}
+
+fn commit_batch(db: &Database, batch: &[Job]) -> Vec<Result<Option<Item>, StoreError>> {
+    let run = || -> Result<Vec<Result<Option<Item>, StoreError>>, StoreError> {
+        let mut tx = db.begin_write().map_err(backend)?;
+        tx.set_durability(Durability::Eventual);
+        let results = {
+            let mut tables: WriteTables<'_> = [
+                tx.open_table(ITEMS).map_err(backend)?,
+                tx.open_table(GSI1).map_err(backend)?,
+                tx.open_table(GSI2).map_err(backend)?,
+            ];
+            batch
+                .iter()
+                .map(|job| apply_job(&mut tables, &job.writes, job.returning))
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        tx.commit().map_err(backend)?;
+        Ok(results)
+    };
+    match run() {
+        Ok(results) => results,
+        Err(e) => batch.iter().map(|_| Err(e.clone())).collect(),
+    }
 }
 
 fn backend(e: impl std::fmt::Display) -> StoreError {
@@ -59,8 +113,16 @@ impl EmbeddedStore {
             tx.open_table(t).map_err(backend)?;
         }
         tx.commit().map_err(backend)?;
+        let db = Arc::new(db);
+        let (jobs, rx) = mpsc::channel();
+        let committer_db = db.clone();
+        std::thread::Builder::new()
+            .name("embedded-store-commit".into())
+            .spawn(move || committer(committer_db, rx))
+            .map_err(backend)?;
         Ok(EmbeddedStore {
             db,
+            jobs,
             requests: AtomicU64::new(0),
         })
     }
@@ -110,8 +172,14 @@ fn index_key(index: Index, item: &Item) -> Result<Option<Vec<u8>>, StoreError> {
     ])))
 }
 
+/// Items are stored in postcard's compact binary form (no escaping of the JSON records
+/// they carry).
 fn decode_item(bytes: &[u8]) -> Result<Item, StoreError> {
-    serde_json::from_slice(bytes).map_err(backend)
+    postcard::from_bytes(bytes).map_err(backend)
+}
+
+fn encode_item(item: &Item) -> Result<Vec<u8>, StoreError> {
+    postcard::to_stdvec(item).map_err(backend)
 }
 
 type WriteTables<'a> = [redb::Table<'a, &'static [u8], &'static [u8]>; 3];
@@ -138,25 +206,72 @@ fn store_item(
         }
         if let Some(new) = new {
             if let Some(k) = index_key(index, new)? {
-                tables[slot]
-                    .insert(k.as_slice(), &[][..])
-                    .map_err(backend)?;
+                tables[slot].insert(k.as_slice(), &[][..]).map_err(backend)?;
             }
         }
     }
     let k = table_key(key)?;
     match new {
         Some(item) => {
-            let bytes = serde_json::to_vec(item).map_err(backend)?;
-            tables[0]
-                .insert(k.as_slice(), bytes.as_slice())
-                .map_err(backend)?;
+            let bytes = encode_item(item)?;
+            tables[0].insert(k.as_slice(), bytes.as_slice()).map_err(backend)?;
         }
         None => {
             tables[0].remove(k.as_slice()).map_err(backend)?;
         }
     }
     Ok(())
+}
+
+/// What one job answers.
+type JobResult = Result<Option<Item>, StoreError>;
+
+/// Applies one job's writes inside the batch transaction: all of them, or none when a check
+/// fails (the inner error, for this job alone). The outer error is a storage failure while
+/// writing, which aborts the whole batch.
+fn apply_job(tables: &mut WriteTables<'_>, writes: &[Write], returning: bool) -> Result<JobResult, StoreError> {
+    let checked = (|| {
+        if writes.is_empty() || writes.len() > MAX_TRANSACTION_WRITES {
+            return Err(StoreError::Backend(format!(
+                "{} writes in one transaction",
+                writes.len()
+            )));
+        }
+        for w in writes {
+            super::validate_write(w)?;
+        }
+        let keys: Vec<Key> = writes
+            .iter()
+            .map(|w| w.key().ok_or_else(|| StoreError::Backend("write without key".into())))
+            .collect::<Result<_, _>>()?;
+        let mut sorted = keys.clone();
+        sorted.sort();
+        sorted.dedup();
+        if sorted.len() != keys.len() {
+            return Err(StoreError::Backend("two writes on one key in a transaction".into()));
+        }
+        let mut planned = Vec::with_capacity(writes.len());
+        for (i, (w, key)) in writes.iter().zip(keys).enumerate() {
+            let old = read_item(tables, &key)?;
+            let new = apply(w, old.as_ref())?.map_err(|()| StoreError::ConditionFailed {
+                index: (writes.len() > 1).then_some(i),
+            })?;
+            planned.push((key, old, new));
+        }
+        Ok(planned)
+    })();
+    let planned = match checked {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(e)),
+    };
+    let mut last = None;
+    for (key, old, new) in planned {
+        if old != new {
+            store_item(tables, &key, old.as_ref(), new.as_ref())?;
+        }
+        last = new;
+    }
+    Ok(Ok(if returning { last } else { None }))
 }
 
 /// The item after applying `w` to `old`, or the failed condition.
@@ -179,57 +294,18 @@ fn apply(w: &Write, old: Option<&Item>) -> Result<Result<Option<Item>, ()>, Stor
 }
 
 impl EmbeddedStore {
-    fn write_sync(&self, writes: &[Write], returning: bool) -> Result<Option<Item>, StoreError> {
-        if writes.is_empty() || writes.len() > MAX_TRANSACTION_WRITES {
-            return Err(StoreError::Backend(format!(
-                "{} writes in one transaction",
-                writes.len()
-            )));
-        }
-        for w in writes {
-            super::validate_write(w)?;
-        }
-        let keys: Vec<Key> = writes
-            .iter()
-            .map(|w| {
-                w.key()
-                    .ok_or_else(|| StoreError::Backend("write without key".into()))
+    async fn submit(&self, writes: Vec<Write>, returning: bool) -> Result<Option<Item>, StoreError> {
+        let (done, answer) = oneshot::channel();
+        self.jobs
+            .send(Job {
+                writes,
+                returning,
+                done,
             })
-            .collect::<Result<_, _>>()?;
-        let mut sorted = keys.clone();
-        sorted.sort();
-        sorted.dedup();
-        if sorted.len() != keys.len() {
-            return Err(StoreError::Backend(
-                "two writes on one key in a transaction".into(),
-            ));
-        }
-        let mut tx = self.db.begin_write().map_err(backend)?;
-        tx.set_durability(Durability::Eventual);
-        let mut last = None;
-        {
-            let mut tables: WriteTables<'_> = [
-                tx.open_table(ITEMS).map_err(backend)?,
-                tx.open_table(GSI1).map_err(backend)?,
-                tx.open_table(GSI2).map_err(backend)?,
-            ];
-            let mut planned = Vec::with_capacity(writes.len());
-            for (i, (w, key)) in writes.iter().zip(&keys).enumerate() {
-                let old = read_item(&tables, key)?;
-                let new = apply(w, old.as_ref())?.map_err(|()| StoreError::ConditionFailed {
-                    index: (writes.len() > 1).then_some(i),
-                })?;
-                planned.push((key, old, new));
-            }
-            for (key, old, new) in planned {
-                if old != new {
-                    store_item(&mut tables, key, old.as_ref(), new.as_ref())?;
-                }
-                last = new;
-            }
-        }
-        tx.commit().map_err(backend)?;
-        Ok(if returning { last } else { None })
+            .map_err(|_| StoreError::Backend("the committer has stopped".into()))?;
+        answer
+            .await
+            .map_err(|_| StoreError::Backend("the committer has stopped".into()))?
     }
 
     fn query_sync(&self, q: &Query) -> Result<Page, StoreError> {
@@ -258,8 +334,7 @@ impl EmbeddedStore {
             }
         }
         if let Some(start) = &q.start {
-            let after = index_key(q.index, start)?
-                .ok_or_else(|| StoreError::Backend("bad start key".into()))?;
+            let after = index_key(q.index, start)?.ok_or_else(|| StoreError::Backend("bad start key".into()))?;
             if q.forward {
                 let mut next = after;
                 next.push(0);
@@ -274,9 +349,7 @@ impl EmbeddedStore {
         }
         let limit = q.limit.max(1) as usize;
         let source = table.as_ref().unwrap_or(&items);
-        let range = source
-            .range(lo.as_slice()..hi.as_slice())
-            .map_err(backend)?;
+        let range = source.range(lo.as_slice()..hi.as_slice()).map_err(backend)?;
         let mut visit = |entry: RangeEntry<'_>| -> Result<bool, StoreError> {
             let (k, v) = entry.map_err(backend)?;
             let item = if table.is_some() {
@@ -349,22 +422,18 @@ impl Store for EmbeddedStore {
 
     async fn write(&self, writes: Vec<Write>) -> Result<(), StoreError> {
         self.count();
-        self.write_sync(&writes, false).map(|_| ())
+        self.submit(writes, false).await.map(|_| ())
     }
 
-    async fn update(
-        &self,
-        key: &Key,
-        ops: Vec<Update>,
-        cond: Option<Cond>,
-    ) -> Result<Item, StoreError> {
+    async fn update(&self, key: &Key, ops: Vec<Update>, cond: Option<Cond>) -> Result<Item, StoreError> {
         self.count();
         let w = Write::Update {
             key: key.clone(),
             ops,
             cond,
         };
-        self.write_sync(std::slice::from_ref(&w), true)?
+        self.submit(vec![w], true)
+            .await?
             .ok_or_else(|| StoreError::Backend("update produced no item".into()))
     }
 

@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Val {
     S(String),
-    N(Decimal),
+    /// As a decimal string on the wire, so compact binary encodings round-trip it.
+    N(#[serde(with = "rust_decimal::serde::str")] Decimal),
     Bool(bool),
 }
 
@@ -80,10 +81,7 @@ impl Key {
     }
     /// The key of an item, if it has one.
     pub fn of(item: &Item) -> Option<Key> {
-        Some(Key::new(
-            item.get("pk")?.as_str()?,
-            item.get("sk")?.as_str()?,
-        ))
+        Some(Key::new(item.get("pk")?.as_str()?, item.get("sk")?.as_str()?))
     }
 }
 
@@ -148,9 +146,7 @@ impl Write {
     pub fn key(&self) -> Option<Key> {
         match self {
             Write::Put { item, .. } => Key::of(item),
-            Write::Update { key, .. } | Write::Delete { key, .. } | Write::Check { key, .. } => {
-                Some(key.clone())
-            }
+            Write::Update { key, .. } | Write::Delete { key, .. } | Write::Check { key, .. } => Some(key.clone()),
         }
     }
 }
@@ -224,7 +220,7 @@ pub struct Page {
     pub next: Option<Item>,
 }
 
-#[derive(Debug, thiserror::Error, PartialEq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
 pub enum StoreError {
     /// A condition did not hold; `index` is the failing write's position in a transaction.
     #[error("condition failed (write {index:?})")]
@@ -248,12 +244,7 @@ pub trait Store: Send + Sync {
     /// several are one transaction (at most [`MAX_TRANSACTION_WRITES`], distinct keys).
     async fn write(&self, writes: Vec<Write>) -> Result<(), StoreError>;
     /// One conditional update returning the item as it is after the update.
-    async fn update(
-        &self,
-        key: &Key,
-        ops: Vec<Update>,
-        cond: Option<Cond>,
-    ) -> Result<Item, StoreError>;
+    async fn update(&self, key: &Key, ops: Vec<Update>, cond: Option<Cond>) -> Result<Item, StoreError>;
     /// One page of a query.
     async fn query(&self, q: &Query) -> Result<Page, StoreError>;
     /// Requests made to the backend so far (for cost assertions in tests).
@@ -268,9 +259,7 @@ pub fn eval_cond(cond: &Cond, item: Option<&Item>) -> bool {
         Cond::NotExists => item.is_none(),
         Cond::AttrExists(a) => item.is_some_and(|i| i.contains_key(a)),
         Cond::AttrNotExists(a) => !item.is_some_and(|i| i.contains_key(a)),
-        Cond::Cmp(a, op, v) => item
-            .and_then(|i| i.get(a))
-            .is_some_and(|cur| cmp_vals(cur, *op, v)),
+        Cond::Cmp(a, op, v) => item.and_then(|i| i.get(a)).is_some_and(|cur| cmp_vals(cur, *op, v)),
         Cond::And(cs) => cs.iter().all(|c| eval_cond(c, item)),
     }
 }
@@ -350,11 +339,7 @@ pub fn apply_updates(item: &mut Item, ops: &[Update]) -> Result<(), StoreError> 
                 let cur = match item.get(a) {
                     None => Decimal::ZERO,
                     Some(Val::N(cur)) => *cur,
-                    Some(_) => {
-                        return Err(StoreError::Backend(format!(
-                            "ADD to non-number attribute {a}"
-                        )))
-                    }
+                    Some(_) => return Err(StoreError::Backend(format!("ADD to non-number attribute {a}"))),
                 };
                 item.insert(a.clone(), Val::N(cur + n));
             }

@@ -64,10 +64,7 @@ pub fn is_public(ip: IpAddr) -> bool {
                 return is_public(IpAddr::V4(v4));
             }
             let seg = v6.segments()[0];
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || (seg & 0xfe00) == 0xfc00
-                || (seg & 0xffc0) == 0xfe80)
+            !(v6.is_loopback() || v6.is_unspecified() || (seg & 0xfe00) == 0xfc00 || (seg & 0xffc0) == 0xfe80)
         }
     }
 }
@@ -140,10 +137,7 @@ impl Deliverer {
         };
         let mut req = client
             .post(parsed)
-            .header(
-                reqwest::header::CONTENT_TYPE,
-                "application/x-www-form-urlencoded",
-            )
+            .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
             .body(body);
         if !tokens.is_empty() {
             req = req.header("X-Webhook-Token", tokens.join(","));
@@ -174,4 +168,54 @@ fn json_list(v: Option<&Val>) -> Vec<String> {
     v.and_then(Val::as_str)
         .and_then(|s| serde_json::from_str(s).ok())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_public_addresses_are_public() {
+        for private in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "fc00::1",
+            "fe80::1",
+            "::ffff:10.0.0.1",
+        ] {
+            assert!(!is_public(private.parse().unwrap()), "{private}");
+        }
+        for public in ["93.184.216.34", "8.8.8.8", "2606:4700::1111"] {
+            assert!(is_public(public.parse().unwrap()), "{public}");
+        }
+    }
+
+    #[tokio::test]
+    async fn production_takes_https_to_public_hosts_only() {
+        let url = |u: &str| reqwest::Url::parse(u).unwrap();
+        assert!(UrlPolicy::Production
+            .resolve(&url("http://example.com/h"))
+            .await
+            .is_err());
+        assert!(UrlPolicy::Production
+            .resolve(&url("https://127.0.0.1/h"))
+            .await
+            .is_err());
+        assert!(UrlPolicy::Production
+            .resolve(&url("https://localhost/h"))
+            .await
+            .is_err());
+        assert!(UrlPolicy::Production
+            .resolve(&url("https://[::1]:8443/h"))
+            .await
+            .is_err());
+        assert!(UrlPolicy::Sandbox.resolve(&url("http://127.0.0.1:9/h")).await.is_ok());
+        assert!(UrlPolicy::Sandbox.resolve(&url("ftp://127.0.0.1/h")).await.is_err());
+    }
 }

@@ -85,14 +85,7 @@ impl Envelope {
             .iter()
             .filter_map(|(k, v)| {
                 let v = v.as_deref()?;
-                Some((
-                    k.as_str(),
-                    if k == "developerAPIKey" {
-                        crate::mask::MASK
-                    } else {
-                        v
-                    },
-                ))
+                Some((k.as_str(), if k == "developerAPIKey" { crate::mask::MASK } else { v }))
             })
             .collect();
         serde_urlencoded::to_string(pairs).unwrap_or_default()
@@ -111,10 +104,7 @@ pub fn tokens_key(owner: &str) -> Key {
 
 /// Delivers one queued message. `Ok` means it is done with (delivered, refused by its
 /// endpoint, or unreadable) and may be acknowledged; `Err` leaves it for another attempt.
-pub async fn deliver_message(
-    deliverer: &Deliverer,
-    body: &str,
-) -> Result<(), crate::store::StoreError> {
+pub async fn deliver_message(deliverer: &Deliverer, body: &str) -> Result<(), crate::store::StoreError> {
     match serde_json::from_str::<Envelope>(body) {
         Ok(env) => deliverer.deliver(&env).await,
         Err(e) => {

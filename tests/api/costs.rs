@@ -1,0 +1,78 @@
+//! DynamoDB requests per operation (DESIGN.md budgets), counted by the store adapter.
+
+use api_tests::{both, TestApp};
+use bytes::Bytes;
+use http::Method;
+use shared::http::RawRequest;
+
+use crate::fixtures::*;
+
+/// Requests the kernel and the operation make, leaving out the post-response hand-over.
+async fn cost(t: &TestApp, method: Method, uri: &str, body: &[(&str, &str)]) -> u64 {
+    let (path, query) = match uri.split_once('?') {
+        Some((p, q)) => (p.to_owned(), Some(q.to_owned())),
+        None => (uri.to_owned(), None),
+    };
+    let mut headers = http::HeaderMap::new();
+    headers.insert("authorization", t.creds().bearer().parse().unwrap());
+    let body = Ok(Bytes::from(serde_urlencoded::to_string(body).unwrap()));
+    let before = t.store().requests();
+    let handled = t
+        .app
+        .handle(RawRequest {
+            method,
+            path,
+            query,
+            headers,
+            body,
+            ip: [127, 0, 0, 1].into(),
+        })
+        .await;
+    let used = t.store().requests() - before;
+    t.app.dispatch(handled.events).await;
+    used
+}
+
+both!(
+    create_party_is_one_write_once_ids_are_reserved,
+    |t: TestApp| async move {
+        create_party(&t).await;
+        assert_eq!(
+            cost(&t, Method::PUT, "/v3/createParty", PARTY).await,
+            1,
+            "one TransactWriteItems: party, counter, outbox"
+        );
+    }
+);
+
+both!(create_link_reads_its_entries_and_writes_once, |t: TestApp| async move {
+    let a = create_account(&t).await;
+    let p = create_party(&t).await;
+    link(&t, &create_account(&t).await, "IndivACParty", &p, "0").await;
+    let pairs = [
+        ("firstEntryType", "Account"),
+        ("firstEntry", a.as_str()),
+        ("relatedEntryType", "IndivACParty"),
+        ("relatedEntry", p.as_str()),
+        ("linkType", "owner"),
+    ];
+    assert_eq!(
+        cost(&t, Method::PUT, "/v3/createLink", &pairs).await,
+        3,
+        "two reads and one transaction"
+    );
+});
+
+both!(
+    a_list_page_costs_one_counter_read_and_its_index_query,
+    |t: TestApp| async move {
+        for _ in 0..12 {
+            create_account(&t).await;
+        }
+        assert_eq!(cost(&t, Method::GET, "/v3/accounts?limit=10", &[]).await, 2);
+        assert_eq!(
+            cost(&t, Method::GET, "/v3/accounts?limit=5&offset=5&deleted=true", &[]).await,
+            2
+        );
+    }
+);
