@@ -11,6 +11,7 @@ use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
 use http_body_util::{BodyExt, Full};
 use serde_json::Value;
+use shared::app::OperatorAccess;
 use shared::clock::SystemClock;
 use shared::http::RawRequest;
 use shared::queue::embedded::EmbeddedQueue;
@@ -119,14 +120,8 @@ impl TestApp {
             Backend::DynamoDb => aws_ports().await,
         };
         let routes = investors::routes();
-        let app = App::new(
-            store.clone(),
-            queue.clone(),
-            Arc::new(SystemClock),
-            env,
-            routes,
-        )
-        .with_operator_token(Some(OPERATOR_TOKEN.into()));
+        let app = App::new(store.clone(), queue.clone(), Arc::new(SystemClock), env, routes)
+            .with_operator(OperatorAccess::Token(OPERATOR_TOKEN.into()));
         let app = Arc::new(app);
         let client_id = format!("dev-{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
         let api_key = shared::auth::random_secret();

@@ -36,6 +36,17 @@ impl Environment {
     }
 }
 
+/// How the operator API is reached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OperatorAccess {
+    /// Not served (the client API functions in AWS).
+    Disabled,
+    /// `Authorization: Bearer <token>` (the local API and tests).
+    Token(String),
+    /// Already authorized in front of the function (API Gateway IAM authorization).
+    Trusted,
+}
+
 /// Everything a request needs, built once per process.
 pub struct App {
     pub store: Arc<dyn Store>,
@@ -45,8 +56,8 @@ pub struct App {
     pub ids: IdAllocator,
     pub clients: ClientCache,
     pub routes: Routes,
-    /// Enables `/operator/...` in this process (the local API and tests).
-    pub operator_token: Option<String>,
+    /// Who may reach `/operator/...` in this process.
+    pub operator: OperatorAccess,
     /// The build identifier reported by `/v3/status`.
     pub version: &'static str,
 }
@@ -67,13 +78,13 @@ impl App {
             ids: IdAllocator::new(20),
             clients: ClientCache::new(Duration::from_secs(60)),
             routes,
-            operator_token: None,
+            operator: OperatorAccess::Disabled,
             version: env!("CARGO_PKG_VERSION"),
         }
     }
 
-    pub fn with_operator_token(mut self, token: Option<String>) -> Self {
-        self.operator_token = token;
+    pub fn with_operator(mut self, access: OperatorAccess) -> Self {
+        self.operator = access;
         self
     }
 

@@ -9,7 +9,7 @@ use http::{HeaderValue, Method, Response};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::app::App;
+use crate::app::{App, OperatorAccess};
 use crate::auth::{hash_key, random_secret, ClientRecord};
 use crate::error::ApiError;
 use crate::http::RawRequest;
@@ -38,9 +38,11 @@ fn respond(status: u16, body: Value) -> Response<Bytes> {
     r
 }
 
-fn token_ok(app: &App, req: &RawRequest) -> bool {
-    let Some(expected) = &app.operator_token else {
-        return false;
+fn authorized(app: &App, req: &RawRequest) -> bool {
+    let expected = match &app.operator {
+        OperatorAccess::Trusted => return true,
+        OperatorAccess::Token(t) => t,
+        OperatorAccess::Disabled => return false,
     };
     let presented = req
         .headers
@@ -55,10 +57,10 @@ fn token_ok(app: &App, req: &RawRequest) -> bool {
 
 /// Handles an operator request.
 pub async fn handle(app: &Arc<App>, req: &RawRequest, path: &str) -> Response<Bytes> {
-    if app.operator_token.is_none() {
+    if app.operator == OperatorAccess::Disabled {
         return respond(404, json!({"error": "not found"}));
     }
-    if !token_ok(app, req) {
+    if !authorized(app, req) {
         return respond(401, json!({"error": "invalid operator token"}));
     }
     let body: Value = match &req.body {

@@ -1,6 +1,9 @@
 //! Accounts: createAccount, `GET /v3/accounts`, `GET` and `PATCH /v3/accounts/{accountId}`.
 
+use http::Method;
 use serde_json::{json, Map, Value};
+use shared::auth::PiiLevel;
+use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::mask::MASK;
 use shared::model::account::READ_ONLY;
@@ -9,6 +12,7 @@ use shared::records::{self, Record};
 use shared::store::StoreError;
 use shared::webhooks::Event;
 use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::{op, Routes};
 
 /// createAccount's parameters: (stored field, accepted names). The first name is the one
 /// `106` reports; the others are aliases existing clients send (OBSERVED.md, CONTRACT.md).
@@ -334,4 +338,23 @@ pub async fn live_account(ctx: &Ctx, id: &str) -> Result<records::Stored<Account
         Some(s) if !s.rec.deleted() && !s.rec.archived => Ok(s),
         _ => Err(ApiError::coded("148", "Account is not exist/active.")),
     }
+}
+
+/// The accounts routes.
+pub fn routes() -> Routes {
+    const READ: ScopeReq = ScopeReq {
+        family: "account.read",
+        min: PiiLevel::Low,
+        name: "account.read",
+    };
+    const WRITE: ScopeReq = ScopeReq {
+        family: "account.write",
+        min: PiiLevel::High,
+        name: "account.write",
+    };
+    Routes::new()
+        .op("createAccount", op!(create))
+        .resource(Method::GET, "/v3/accounts", READ, op!(list))
+        .resource(Method::GET, "/v3/accounts/{accountId}", READ, op!(read))
+        .resource(Method::PATCH, "/v3/accounts/{accountId}", WRITE, op!(patch))
 }

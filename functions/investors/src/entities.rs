@@ -1,10 +1,14 @@
 //! Entity parties: createEntity and `GET /v3/entities`.
 
+use http::Method;
 use serde_json::json;
+use shared::auth::PiiLevel;
+use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::model::{validate, Entity};
 use shared::records;
 use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::{op, Routes};
 
 const FIELDS: &[&str] = &[
     "entityName",
@@ -114,4 +118,16 @@ pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let q = shared::list::parse(p.query_pairs(), &LIST)?;
     let page = records::list::<Entity>(ctx.store(), ctx.client_id(), &q, Entity::view).await?;
     Ok(page.into_reply("entities"))
+}
+
+/// The entity routes.
+pub fn routes() -> Routes {
+    const READ: ScopeReq = ScopeReq {
+        family: "party.read",
+        min: PiiLevel::High,
+        name: "party.read.pii_high",
+    };
+    Routes::new()
+        .op("createEntity", op!(create))
+        .resource(Method::GET, "/v3/entities", READ, op!(list))
 }

@@ -15,6 +15,10 @@ use shared::{insert_array, ApiError, Ctx, Params, Reply};
 
 use crate::accounts::live_account;
 use crate::parties::live_party;
+use http::Method;
+use shared::auth::PiiLevel;
+use shared::http::router::ScopeReq;
+use shared::{op, Routes};
 
 /// The canonical spelling of `v` among `allowed` (matched case-insensitively), or `106`.
 fn one_of(name: &str, v: &str, allowed: &[&'static str]) -> Result<&'static str, ApiError> {
@@ -186,4 +190,18 @@ pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let q = shared::list::parse(p.query_pairs(), &LIST)?;
     let page = records::list::<Link>(ctx.store(), ctx.client_id(), &q, Link::view).await?;
     Ok(page.into_reply("links"))
+}
+
+/// The link routes.
+pub fn routes() -> Routes {
+    const READ: ScopeReq = ScopeReq {
+        family: "link.read",
+        min: PiiLevel::High,
+        name: "link.read",
+    };
+    Routes::new()
+        .op("createLink", op!(create))
+        .op("getLink", op!(get))
+        .op("deleteLink", op!(delete))
+        .resource(Method::GET, "/v3/links", READ, op!(list))
 }

@@ -1,12 +1,16 @@
 //! Individual parties: createParty, deleteParty, `GET /v3/parties`, `GET /v3/parties/{partyId}`.
 
+use http::Method;
 use serde_json::json;
+use shared::auth::PiiLevel;
+use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::model::validate;
 use shared::model::Party;
 use shared::records::{self, Record};
 use shared::webhooks::Event;
 use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::{op, Routes};
 
 /// Parameters createParty takes (and the field permissions they need).
 const FIELDS: &[&str] = &[
@@ -216,4 +220,18 @@ pub async fn read(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         Some(s) if !s.rec.deleted() => Ok(Reply::ok().with("party", s.rec.view(ctx.pii))),
         _ => Err(ApiError::not_found(format!("Party {id} not found"))),
     }
+}
+
+/// The individual parties routes.
+pub fn routes() -> Routes {
+    const READ: ScopeReq = ScopeReq {
+        family: "party.read",
+        min: PiiLevel::Low,
+        name: "party.read",
+    };
+    Routes::new()
+        .op("createParty", op!(create))
+        .op("deleteParty", op!(delete))
+        .resource(Method::GET, "/v3/parties", READ, op!(list))
+        .resource(Method::GET, "/v3/parties/{partyId}", READ, op!(read))
 }

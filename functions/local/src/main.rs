@@ -12,6 +12,7 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
+use shared::app::OperatorAccess;
 use shared::clock::SystemClock;
 use shared::config::Config;
 use shared::http::{body_limit, RawRequest};
@@ -108,7 +109,7 @@ async fn main() -> Result<(), String> {
     let routes = investors::routes();
     let app = Arc::new(
         App::new(store.clone(), queue.clone(), Arc::new(SystemClock), cfg.env, routes)
-            .with_operator_token(Some(operator_token.clone())),
+            .with_operator(OperatorAccess::Token(operator_token.clone())),
     );
     shared::operator::ensure_dev_client(&app, &client_id, &api_key)
         .await

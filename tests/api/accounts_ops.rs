@@ -1,0 +1,1 @@
+//! Account operations beyond the first slice: notes, archive status, suitability, reads and updates.

@@ -1,0 +1,1 @@
+//! Party and entity operations beyond the first slice.
