@@ -60,16 +60,6 @@ pub struct Handled {
 
 const LEGACY_PREFIX: &str = "/tapiv3/index.php";
 
-/// A request ID unique across instances: a random per-process prefix and a counter
-/// (cheaper than a random UUID per request).
-fn next_request_id() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    use std::sync::OnceLock;
-    static PREFIX: OnceLock<String> = OnceLock::new();
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let prefix = PREFIX.get_or_init(|| crate::auth::random_secret()[..12].to_owned());
-    format!("{prefix}{:012x}", COUNTER.fetch_add(1, Ordering::Relaxed))
-}
 
 fn json_response(status: u16, body: Bytes, request_id: &str) -> Response<Bytes> {
     let mut r = Response::new(body);
@@ -85,7 +75,7 @@ fn json_response(status: u16, body: Bytes, request_id: &str) -> Response<Bytes> 
 impl App {
     /// Handles one request end to end.
     pub async fn handle(self: &Arc<Self>, req: RawRequest) -> Handled {
-        let request_id = next_request_id();
+        let request_id = crate::ids::unique();
         let path = req.path.strip_prefix(LEGACY_PREFIX).unwrap_or(&req.path).to_owned();
         let span = tracing::info_span!("request", %request_id, method = %req.method, %path, operation = tracing::field::Empty, client = tracing::field::Empty);
         async {

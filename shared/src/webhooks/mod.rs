@@ -56,7 +56,7 @@ pub const OUTBOX_PK: &str = "OUTBOX";
 impl Envelope {
     pub fn new(client_id: &str, event: Event, now_millis: i64) -> Self {
         Envelope {
-            id: format!("{now_millis:015}#{}", uuid::Uuid::new_v4().simple()),
+            id: format!("{now_millis:015}#{}", crate::ids::unique()),
             client_id: client_id.to_owned(),
             event,
         }
