@@ -12,7 +12,7 @@ use crate::http::router::Routes;
 use crate::ids::{IdAllocator, IdKind};
 use crate::queue::Queue;
 use crate::store::{Index, Query, SkRange, Store, StoreError, Val, Write, MAX_TRANSACTION_WRITES};
-use crate::webhooks::{Envelope, Event, UrlPolicy, OUTBOX_PK};
+use crate::webhooks::{registration_key, Envelope, Event, UrlPolicy, OUTBOX_PK};
 
 /// `sandbox` (the local API's default) or `production`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,6 +149,9 @@ pub struct Ctx {
     pub client: Arc<ClientRecord>,
     pub ip: IpAddr,
     pub request_id: Arc<str>,
+    /// The operation as registered under the name the client called (an alias keeps its own
+    /// name, which is also the webhook it fires); the path for resource routes.
+    pub operation: Arc<str>,
     /// The PII level granted (resource-style reads); `High` for method-style calls.
     pub pii: PiiLevel,
     pub(crate) committed: Arc<Mutex<Vec<Envelope>>>,
@@ -185,14 +188,25 @@ impl Ctx {
 
     /// Applies a state change and the outbox entries of its events atomically; the events
     /// are delivered after the response. Call it last: a failed call sends no webhook.
+    /// Only events whose method has a registration are written: the others would reach no
+    /// URL, and skipping them saves the outbox write, the hand-over and its clean-up.
     pub async fn commit(&self, mut writes: Vec<Write>, events: Vec<Event>) -> Result<(), StoreError> {
         let now = self.app.clock.now().timestamp_millis();
-        let envelopes: Vec<Envelope> = events
-            .into_iter()
-            .map(|e| Envelope::new(self.client_id(), e, now))
-            .collect();
+        let mut envelopes = Vec::with_capacity(events.len());
+        for event in events {
+            if self
+                .store()
+                .get(&registration_key(self.client_id(), &event.method))
+                .await?
+                .is_some()
+            {
+                envelopes.push(Envelope::new(self.client_id(), event, now));
+            }
+        }
         writes.extend(envelopes.iter().map(Envelope::outbox_write));
-        self.store().write(writes).await?;
+        if !writes.is_empty() {
+            self.store().write(writes).await?;
+        }
         self.committed
             .lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -33,6 +33,11 @@ pub const ENTITY: IdKind = IdKind {
     prefix: "E",
     first: 1_000_000,
 };
+pub const NOTE: IdKind = IdKind {
+    counter: "note",
+    prefix: "",
+    first: 100_000,
+};
 pub const LINK: IdKind = IdKind {
     counter: "link",
     prefix: "",

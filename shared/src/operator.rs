@@ -1,4 +1,5 @@
-//! The operator API (`/operator/...`): clients, keys, webhook registrations and tokens.
+//! The operator API (`/operator/...`): clients, keys, webhook registrations and tokens,
+//! and the flag lists of SSNs and email addresses that cannot be used.
 //! JSON in and out, `Authorization: Bearer <operator token>`. In AWS it is its own function
 //! behind IAM authorization; client keys never reach it.
 
@@ -13,7 +14,8 @@ use crate::app::{App, OperatorAccess};
 use crate::auth::{hash_key, random_secret, ClientRecord};
 use crate::error::ApiError;
 use crate::http::RawRequest;
-use crate::store::{Cond, Item, Val, Write};
+use crate::model::flags::{FlagKind, VALUE_ATTR};
+use crate::store::{Cond, Index, Item, Query, Val, Write, MAX_TRANSACTION_WRITES};
 use crate::webhooks::{registration_key, tokens_key};
 
 struct OpError(u16, String);
@@ -77,6 +79,7 @@ pub async fn handle(app: &Arc<App>, req: &RawRequest, path: &str) -> Response<By
         (&Method::PUT, ["operator", "clients", id, "webhooks", method]) => put_webhooks(app, id, method, body).await,
         (&Method::POST, ["operator", "clients", id, "webhook-tokens"]) => new_token(app, id).await,
         (&Method::PUT, ["operator", "clients", id, "field-permissions"]) => field_permissions(app, id, body).await,
+        (m, ["operator", "flags", kind]) => flags(app, m, kind, body).await,
         _ => Err(OpError(404, format!("no operator endpoint {} {path}", req.method))),
     };
     match result {
@@ -163,6 +166,7 @@ async fn create_client(app: &App, body: Value) -> OpResult {
         scopes: n.scopes,
         ip_allowlist: n.ip_allowlist,
         field_permissions: None,
+        ..ClientRecord::default()
     };
     match save_client(app, &rec, Some(Cond::NotExists)).await {
         Ok(()) => Ok((201, json!({"clientId": id, "apiKey": api_key}))),
@@ -235,6 +239,81 @@ async fn field_permissions(app: &App, id: &str, body: Value) -> OpResult {
     Ok((200, json!({"clientId": id, "fields": fields})))
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Values {
+    values: Vec<String>,
+}
+
+/// The normalized values stored on a flag list.
+async fn flag_values(app: &App, kind: FlagKind) -> Result<Vec<String>, OpError> {
+    let mut q = Query::new(Index::Table, kind.partition());
+    let mut out = Vec::new();
+    loop {
+        let page = app.store.query(&q).await?;
+        out.extend(
+            page.items
+                .iter()
+                .filter_map(|i| i.get(VALUE_ATTR).and_then(Val::as_str).map(str::to_owned)),
+        );
+        match page.next {
+            Some(next) => q.start = Some(next),
+            None => break,
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The flag lists (`775` SSNs, `776` email addresses), service-wide: `GET` lists,
+/// `PUT` replaces the list, `POST` adds values, `DELETE` removes them; bodies are
+/// `{"values": [...]}`. Every value is checked before anything is written.
+async fn flags(app: &App, method: &Method, kind: &str, body: Value) -> OpResult {
+    let kind = FlagKind::parse(kind).ok_or_else(|| OpError(404, format!("no flag list {kind} (ssn or email)")))?;
+    if method == Method::GET {
+        return Ok((
+            200,
+            json!({"kind": kind.name(), "values": flag_values(app, kind).await?}),
+        ));
+    }
+    if !matches!(*method, Method::PUT | Method::POST | Method::DELETE) {
+        return Err(OpError(405, format!("{method} is not allowed on flag lists")));
+    }
+    let Values { values } = parse(body)?;
+    let mut wanted = std::collections::BTreeSet::new();
+    for v in &values {
+        wanted.insert(kind.normalize_for_list(v).map_err(|e| OpError(400, e))?);
+    }
+    let (add, remove): (Vec<String>, Vec<String>) = match *method {
+        Method::POST => (wanted.into_iter().collect(), Vec::new()),
+        Method::DELETE => (Vec::new(), wanted.into_iter().collect()),
+        _ => {
+            let current = flag_values(app, kind).await?;
+            let stale = current.iter().filter(|c| !wanted.contains(*c)).cloned().collect();
+            (wanted.into_iter().collect(), stale)
+        }
+    };
+    let mut writes: Vec<Write> = remove
+        .iter()
+        .map(|v| Write::Delete {
+            key: kind.key(v),
+            cond: None,
+        })
+        .collect();
+    writes.extend(add.iter().map(|v| {
+        let mut item = kind.key(v).item();
+        item.insert(VALUE_ATTR.into(), Val::S(v.clone()));
+        Write::Put { item, cond: None }
+    }));
+    for chunk in writes.chunks(MAX_TRANSACTION_WRITES) {
+        app.store.write(chunk.to_vec()).await?;
+    }
+    Ok((
+        200,
+        json!({"kind": kind.name(), "values": flag_values(app, kind).await?}),
+    ))
+}
+
 /// Creates or refreshes the local API's sandbox client: every method and scope, and the
 /// given key among its keys.
 pub async fn ensure_dev_client(app: &App, id: &str, api_key: &str) -> Result<(), crate::store::StoreError> {
@@ -248,6 +327,7 @@ pub async fn ensure_dev_client(app: &App, id: &str, api_key: &str) -> Result<(),
         scopes: all(),
         ip_allowlist: Vec::new(),
         field_permissions: None,
+        ..ClientRecord::default()
     });
     if rec.key_hashes.contains(&hash) {
         return Ok(());

@@ -8,7 +8,7 @@ use shared::http::RawRequest;
 use crate::fixtures::*;
 
 /// Requests the kernel and the operation make, leaving out the post-response hand-over.
-async fn cost(t: &TestApp, method: Method, uri: &str, body: &[(&str, &str)]) -> u64 {
+pub(crate) async fn cost(t: &TestApp, method: Method, uri: &str, body: &[(&str, &str)]) -> u64 {
     let (path, query) = match uri.split_once('?') {
         Some((p, q)) => (p.to_owned(), Some(q.to_owned())),
         None => (uri.to_owned(), None),
@@ -37,11 +37,11 @@ both!(
     create_party_is_one_write_once_ids_are_reserved,
     |t: TestApp| async move {
         create_party(&t).await;
-        assert_eq!(
-            cost(&t, Method::PUT, "/v3/createParty", PARTY).await,
-            1,
-            "one TransactWriteItems: party, counter, outbox"
-        );
+        let expected =
+            "a registration read, then one TransactWriteItems (party, counter, outbox entry when registered)";
+        assert_eq!(cost(&t, Method::PUT, "/v3/createParty", PARTY).await, 2, "{expected}");
+        t.register_webhook("createParty", &["http://127.0.0.1:9/hook"]).await;
+        assert_eq!(cost(&t, Method::PUT, "/v3/createParty", PARTY).await, 2, "{expected}");
     }
 );
 
@@ -58,8 +58,8 @@ both!(create_link_reads_its_entries_and_writes_once, |t: TestApp| async move {
     ];
     assert_eq!(
         cost(&t, Method::PUT, "/v3/createLink", &pairs).await,
-        3,
-        "two reads and one transaction"
+        4,
+        "two entry reads, a registration read and one transaction"
     );
 });
 
@@ -76,3 +76,37 @@ both!(
         );
     }
 );
+
+both!(flag_checks_cost_no_request_of_their_own, |t: TestApp| async move {
+    crate::parties_ops::set_flags(&t, "ssn", &["999-99-9999"]).await;
+    crate::parties_ops::set_flags(&t, "email", &["x@example.com"]).await;
+    create_party(&t).await;
+    let with_values = with(
+        PARTY,
+        &[
+            ("socialSecurityNumber", "123-45-6789"),
+            ("emailAddress2", "b@example.com"),
+        ],
+    );
+    assert_eq!(
+        cost(&t, Method::PUT, "/v3/createParty", &with_values).await,
+        2,
+        "a registration read and one transaction, checks included"
+    );
+    let id = create_party(&t).await;
+    let update = [
+        ("partyId", id.as_str()),
+        ("socialSecurityNumber", "123-45-6789"),
+        ("emailAddress", "a@example.com"),
+    ];
+    assert_eq!(
+        cost(&t, Method::POST, "/v3/updateParty", &update).await,
+        3,
+        "the party, a registration read, one transaction"
+    );
+    assert_eq!(
+        cost(&t, Method::POST, "/v3/getParty", &[("partyId", id.as_str())]).await,
+        2,
+        "the party and a registration read; nothing to write when unregistered"
+    );
+});

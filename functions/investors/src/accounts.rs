@@ -1,4 +1,6 @@
-//! Accounts: createAccount, `GET /v3/accounts`, `GET` and `PATCH /v3/accounts/{accountId}`.
+//! Accounts: createAccount, updateAccount, getAccount, getAccountLinkId, deleteAccount,
+//! updateAccountArchivestatus, getAllAccounts, searchAccount, `GET /v3/accounts`, `GET` and
+//! `PATCH /v3/accounts/{accountId}`.
 
 use http::Method;
 use serde_json::{json, Map, Value};
@@ -68,16 +70,16 @@ const FIELD_PERMISSIONS: &[&str] = &[
     "field3",
 ];
 
-/// `PUT /v3/createAccount`.
-pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    ctx.check_fields(&p, FIELD_PERMISSIONS)?;
+/// The row createAccount and updateAccount write from their parameters: every field a
+/// client sets (the required ones `106` when missing or blank); the rest stay default.
+fn row_from_params(p: &Params) -> Result<Account, ApiError> {
     let mut req = Vec::with_capacity(REQUIRED.len());
     for names in REQUIRED {
         req.push(p.req(names)?);
     }
     let [account_name, kind, resident_type, address1, city, state, zip, country] =
         <[String; 8]>::try_from(req).map_err(|_| ApiError::Internal(String::new()))?;
-    let mut a = Account {
+    Ok(Account {
         account_name,
         kind,
         resident_type,
@@ -112,9 +114,17 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         field1: p.text(&["field1"])?,
         field2: p.text(&["field2"])?,
         field3: p.text(&["field3"])?,
-        created_ip: ctx.ip.to_string(),
+        // `syndicate` is `syndicate` only when enabled for the key; no key enables it yet.
+        syndicate: String::new(),
         ..Account::default()
-    };
+    })
+}
+
+/// `PUT /v3/createAccount`.
+pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELD_PERMISSIONS)?;
+    let mut a = row_from_params(&p)?;
+    a.created_ip = ctx.ip.to_string();
     a.id = ctx.next_id(shared::ids::ACCOUNT).await?;
     a.created = ctx.now();
     a.updated = a.created.clone();
@@ -340,6 +350,337 @@ pub async fn live_account(ctx: &Ctx, id: &str) -> Result<records::Stored<Account
     }
 }
 
+/// `148`: the account does not exist (for this client), is deleted, or (for writes) archived.
+pub fn no_account() -> ApiError {
+    ApiError::coded("148", "Account is not exist/active.")
+}
+
+/// An account of the caller that is not deleted, archived or not (reads show an archived
+/// account with `accountstatus` `Archived`), or `148`.
+pub async fn existing_account(ctx: &Ctx, id: &str) -> Result<records::Stored<Account>, ApiError> {
+    match records::load::<Account>(ctx.store(), ctx.client_id(), id).await? {
+        Some(s) if !s.rec.deleted() => Ok(s),
+        _ => Err(no_account()),
+    }
+}
+
+/// A record value as webhook text: strings as they are, booleans `1`/`0`, null omitted.
+pub fn value_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(if *b { "1" } else { "0" }.into()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// An event carrying a response record's fields in its order (CONTRACT: a method part 1's
+/// table does not list sends the fields of its response record).
+pub fn record_event(method: &str, record: &Map<String, Value>) -> Event {
+    record
+        .iter()
+        .fold(Event::new(method), |e, (k, v)| e.field(k, value_text(v)))
+}
+
+/// The webhook of getAccount (and getAccountLinkId, with `limit_name` for `506cLimit`):
+/// `accountId` and the account fields of the getAccount record, then `archived_status`
+/// (`1`/`0`, in place of `accountstatus`), `createdDate` and `updatedDate`.
+fn read_event(method: &str, a: &Account, record: &Map<String, Value>, limit_name: &str) -> Event {
+    let mut e = Event::new(method);
+    for (k, v) in record {
+        match k.as_str() {
+            "accountstatus" | "createdDate" | "updatedDate" => {}
+            "506cLimit" => e = e.field(limit_name, value_text(v)),
+            _ => e = e.field(k, value_text(v)),
+        }
+    }
+    e.field("archived_status", Some(if a.archived { "1" } else { "0" }.to_owned()))
+        .field("createdDate", Some(a.created.clone()))
+        .field("updatedDate", Some(a.updated.clone()))
+}
+
+/// A stored SSN or date of birth as webhooks carry it: `REDACTED` when set (part 1,
+/// Conventions 8), empty otherwise.
+fn redacted(v: &str) -> Option<String> {
+    Some(if v.is_empty() {
+        String::new()
+    } else {
+        shared::mask::REDACTED.to_owned()
+    })
+}
+
+/// The updateAccount webhook: part 1's fields in createAccount's order, without `providerid`,
+/// `status`, `developerAPIKey`, `createdIpAddress` and `client_id`, with the stored SSN and
+/// date of birth, then `updatedIpAddress`.
+fn updated_event(a: &Account) -> Event {
+    let s = |v: &String| Some(v.clone());
+    Event::new("updateAccount")
+        .field("accountId", s(&a.id))
+        .field("accountName", s(&a.account_name))
+        .field("type", s(&a.kind))
+        .field("entityType", s(&a.entity_type))
+        .field("residentType", s(&a.resident_type))
+        .field("socialSecurityNumber", redacted(&a.ssn))
+        .field("dateOfBirth", redacted(&a.dob))
+        .field("address1", s(&a.address1))
+        .field("address2", s(&a.address2))
+        .field("city", s(&a.city))
+        .field("state", s(&a.state))
+        .field("zip", s(&a.zip))
+        .field("country", s(&a.country))
+        .field("email", s(&a.email))
+        .field("phone", s(&a.phone))
+        .field("taxID", s(&a.tax_id))
+        .field("kycStatus", s(&a.kyc_status))
+        .field("amlStatus", s(&a.aml_status))
+        .field("amlDate", s(&a.aml_date))
+        .field("suitabilityScore", s(&a.suitability_score))
+        .field("suitabilityDate", s(&a.suitability_date))
+        .field("suitabilityApprover", s(&a.suitability_approver))
+        .field("accreditedStatus", s(&a.accredited_status))
+        .field("accreditedInvestor", s(&a.accredited_investor))
+        .field("accreditedInvestorDate", s(&a.accredited_investor_date))
+        .field("506cLimit", s(&a.limit_506c))
+        .field("accountTotalLimit", s(&a.account_total_limit))
+        .field("singleInvestmentLimit", s(&a.single_investment_limit))
+        .field("associatedAC", s(&a.associated_ac))
+        .field("syndicate", s(&a.syndicate))
+        .field("tags", s(&a.tags))
+        .field("notes", s(&a.notes))
+        .field("approvalStatus", s(&a.approval_status))
+        .field("approvalPrincipal", s(&a.approval_principal))
+        .field("approvalLastReview", s(&a.approval_last_review))
+        .field("virtualStatus", Some(if a.deleted { "1" } else { "0" }.into()))
+        .field("field1", s(&a.field1))
+        .field("field2", s(&a.field2))
+        .field("field3", s(&a.field3))
+        .field("updatedIpAddress", s(&a.updated_ip))
+}
+
+/// Applies `change` to the fresh copy of an account (archived ones only when `archived_ok`)
+/// and writes it conditioned on the version read; a concurrent change makes it re-read and
+/// apply again. `change` answers `None` when there is nothing to write.
+async fn change_account(
+    ctx: &Ctx,
+    id: &str,
+    archived_ok: bool,
+    change: impl Fn(&Account) -> Option<(Account, Vec<Event>)>,
+) -> Result<Option<Account>, ApiError> {
+    for _ in 0..5 {
+        let stored = if archived_ok {
+            existing_account(ctx, id).await?
+        } else {
+            live_account(ctx, id).await?
+        };
+        let Some((after, events)) = change(&stored.rec) else {
+            return Ok(None);
+        };
+        match ctx
+            .commit(records::replace(ctx.client_id(), &stored, &after)?, events)
+            .await
+        {
+            Ok(()) => return Ok(Some(after)),
+            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(ApiError::Internal(String::new()))
+}
+
+/// `PUT /v3/updateAccount`: rewrites the whole row from createAccount's parameters (the
+/// required ones stay required; optional ones not sent become empty), keeps what a client
+/// cannot set (ID, SSN, date of birth, `kycDate`, archive status, creation), and fires
+/// `updateAccount` on every call. An archived account is `148`.
+pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELD_PERMISSIONS)?;
+    let id = p.req(&["accountId"])?;
+    let row = row_from_params(&p)?;
+    let (now, ip) = (ctx.now(), ctx.ip.to_string());
+    let after = change_account(&ctx, &id, false, |before| {
+        let after = Account {
+            id: before.id.clone(),
+            ssn: before.ssn.clone(),
+            dob: before.dob.clone(),
+            kyc_date: before.kyc_date.clone(),
+            archived: before.archived,
+            deleted: before.deleted,
+            created_ip: before.created_ip.clone(),
+            created: before.created.clone(),
+            updated_ip: ip.clone(),
+            updated: now.clone(),
+            ..row.clone()
+        };
+        let event = updated_event(&after);
+        Some((after, vec![event]))
+    })
+    .await?
+    .ok_or_else(|| ApiError::Internal(String::new()))?;
+    Ok(Reply::ok().with_value("accountDetails", Value::Object(after.view(ctx.pii))))
+}
+
+/// `POST /v3/getAccount` (deprecated): `accountDetails`, one object holding the account record;
+/// the `getAccount` webhook fires on every call.
+pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = p.req(&["accountId"])?;
+    let a = existing_account(&ctx, &id).await?.rec;
+    let record = a.view(ctx.pii);
+    ctx.commit(Vec::new(), vec![read_event("getAccount", &a, &record, "506cLimit")])
+        .await?;
+    Ok(Reply::ok().with_value("accountDetails", Value::Object(record)))
+}
+
+/// `POST /v3/getAccountLinkId`: the getAccount record with `fivenotsixcLimit` in place of
+/// `506cLimit`, plus `linkIds` (the account's live link IDs, comma separated). The webhook
+/// fires only when the account has links.
+pub async fn get_link_ids(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = p.req(&["accountId"])?;
+    let a = existing_account(&ctx, &id).await?.rec;
+    let ids = shared::model::link::account_link_ids(ctx.store(), ctx.client_id(), &id).await?;
+    let link_ids = ids.join(",");
+    let record = a.view(ctx.pii);
+    if !ids.is_empty() {
+        let event = read_event("getAccountLinkId", &a, &record, "fivenotsixcLimit").field("linkIds", link_ids.clone());
+        ctx.commit(Vec::new(), vec![event]).await?;
+    }
+    let mut out: Map<String, Value> = record
+        .into_iter()
+        .map(|(k, v)| {
+            if k == "506cLimit" {
+                ("fivenotsixcLimit".to_owned(), v)
+            } else {
+                (k, v)
+            }
+        })
+        .collect();
+    out.insert("linkIds".into(), Value::String(link_ids));
+    Ok(Reply::ok().with_value("accountDetails", Value::Object(out)))
+}
+
+/// `POST /v3/deleteAccount`: a virtual delete; the account then shows `accountstatus`
+/// `Archived` in lists with `deleted=true`. Envelope only; webhook `deleteAccount` with
+/// `accountId`.
+pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = p.req(&["accountId"])?;
+    let (now, ip) = (ctx.now(), ctx.ip.to_string());
+    change_account(&ctx, &id, true, |before| {
+        let mut after = before.clone();
+        after.deleted = true;
+        after.archived = true;
+        after.updated = now.clone();
+        after.updated_ip = ip.clone();
+        Some((after, vec![Event::new("deleteAccount").field("accountId", id.clone())]))
+    })
+    .await?;
+    Ok(Reply::ok())
+}
+
+/// `updateAccountArchivestatus` / `updateAccountArchiveStatus`: `archiveStatus` `1` archives,
+/// `0` makes the account active again. Setting the current status again answers `101` and
+/// changes nothing (no webhook). The webhook goes under both spellings: routing matches names
+/// case-insensitively, so the service cannot tell which one the client called.
+pub async fn archive(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["archiveStatus"])?;
+    let id = p.req(&["accountId"])?;
+    let status = p.req(&["archiveStatus"])?;
+    let archived = match status.trim() {
+        "1" => true,
+        "0" => false,
+        _ => return Err(ApiError::invalid("archiveStatus", "must be 1 (archived) or 0 (active)")),
+    };
+    let flag = if archived { "1" } else { "0" };
+    let (now, ip) = (ctx.now(), ctx.ip.to_string());
+    change_account(&ctx, &id, true, |before| {
+        if before.archived == archived {
+            return None;
+        }
+        let mut after = before.clone();
+        after.archived = archived;
+        after.updated = now.clone();
+        after.updated_ip = ip.clone();
+        let events = vec![Event::new(&ctx.operation)
+            .field("accountId", id.clone())
+            .field("archiveStatus", flag.to_owned())];
+        Some((after, events))
+    })
+    .await?;
+    Ok(Reply::ok().with("accountDetails", json!({"accountId": id, "archiveStatus": flag})))
+}
+
+/// The most accounts the deprecated list methods answer (as getAllOffers' cap).
+const LEGACY_LIST_CAP: usize = 10_000;
+
+/// The caller's live accounts, newest first (the list index), at most `cap`.
+async fn live_accounts(ctx: &Ctx, cap: usize) -> Result<Vec<Account>, ApiError> {
+    use shared::store::{Index, Query};
+    let mut q = Query::new(Index::Gsi1, records::partition::<Account>(ctx.client_id()));
+    q.forward = false;
+    let mut out = Vec::new();
+    loop {
+        let page = ctx.store().query(&q).await?;
+        for item in &page.items {
+            if out.len() == cap {
+                return Ok(out);
+            }
+            out.push(records::from_item::<Account>(item)?.rec);
+        }
+        match page.next {
+            Some(next) => q.start = Some(next),
+            None => return Ok(out),
+        }
+    }
+}
+
+/// A list answer of the deprecated methods: `accountDetails`, an array of account records,
+/// and its webhook: `accountIds`, comma separated.
+async fn account_list(ctx: &Ctx, method: &str, accounts: Vec<Account>) -> Result<Reply, ApiError> {
+    let ids: Vec<&str> = accounts.iter().map(|a| a.id.as_str()).collect();
+    let event = Event::new(method).field("accountIds", ids.join(","));
+    ctx.commit(Vec::new(), vec![event]).await?;
+    let records: Vec<Value> = accounts.iter().map(|a| Value::Object(a.view(ctx.pii))).collect();
+    Ok(Reply::ok().with_value("accountDetails", Value::Array(records)))
+}
+
+/// `POST /v3/getAllAccounts` (deprecated; `GET /v3/accounts` replaces it): every live account,
+/// newest first, at most 10,000.
+pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
+    let accounts = live_accounts(&ctx, LEGACY_LIST_CAP).await?;
+    account_list(&ctx, "getAllAccounts", accounts).await
+}
+
+/// `POST /v3/searchAccount` (deprecated): live accounts whose ID equals `accountId` and/or
+/// whose name contains `accountName` (alias `accountRegistration`, case-insensitive); one of
+/// them is required. No match is `101` with an empty array.
+pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = p.opt(&["accountId"])?.filter(|v| !v.trim().is_empty());
+    let name = p
+        .opt(&["accountName", "accountRegistration"])?
+        .filter(|v| !v.trim().is_empty());
+    let accounts = match (id, name) {
+        (None, None) => return Err(ApiError::missing("accountId")),
+        (Some(id), name) => {
+            let found = match records::load::<Account>(ctx.store(), ctx.client_id(), id.trim()).await? {
+                Some(s) if !s.rec.deleted => vec![s.rec],
+                _ => Vec::new(),
+            };
+            match name {
+                Some(n) => found.into_iter().filter(|a| name_matches(a, &n)).collect(),
+                None => found,
+            }
+        }
+        (None, Some(n)) => live_accounts(&ctx, usize::MAX)
+            .await?
+            .into_iter()
+            .filter(|a| name_matches(a, &n))
+            .take(LEGACY_LIST_CAP)
+            .collect(),
+    };
+    account_list(&ctx, "searchAccount", accounts).await
+}
+
+fn name_matches(a: &Account, text: &str) -> bool {
+    a.account_name.to_lowercase().contains(&text.trim().to_lowercase())
+}
+
 /// The accounts routes.
 pub fn routes() -> Routes {
     const READ: ScopeReq = ScopeReq {
@@ -354,6 +695,14 @@ pub fn routes() -> Routes {
     };
     Routes::new()
         .op("createAccount", op!(create))
+        .op("updateAccount", op!(update))
+        .op("getAccount", op!(get))
+        .op("getAccountLinkId", op!(get_link_ids))
+        .op("deleteAccount", op!(delete))
+        .op("updateAccountArchivestatus", op!(archive))
+        .op("updateAccountArchiveStatus", op!(archive))
+        .op("getAllAccounts", op!(get_all))
+        .op("searchAccount", op!(search))
         .resource(Method::GET, "/v3/accounts", READ, op!(list))
         .resource(Method::GET, "/v3/accounts/{accountId}", READ, op!(read))
         .resource(Method::PATCH, "/v3/accounts/{accountId}", WRITE, op!(patch))

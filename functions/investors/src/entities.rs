@@ -1,14 +1,18 @@
-//! Entity parties: createEntity and `GET /v3/entities`.
+//! Entity parties: createEntity, updateEntity, getEntity, searchEntity, deleteEntity and
+//! `GET /v3/entities`.
 
 use http::Method;
-use serde_json::json;
+use serde_json::{json, Value};
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::model::{validate, Entity};
-use shared::records;
+use shared::records::{self, Record};
+use shared::webhooks::Event;
 use shared::{insert_array, ApiError, Ctx, Params, Reply};
 use shared::{op, Routes};
+
+use crate::support::{all, commit_checked, keyword, newest_first, record_event, Checks, Failed, SEARCH_MAX};
 
 const FIELDS: &[&str] = &[
     "entityName",
@@ -36,45 +40,181 @@ const FIELDS: &[&str] = &[
     "formationDate",
 ];
 
+/// createEntity's required parameters, in the order `106` reports them.
+const REQUIRED: &[&str] = &[
+    "entityName",
+    "primCountry",
+    "primAddress1",
+    "primCity",
+    "primState",
+    "primZip",
+    "emailAddress",
+];
+
+type Setter = fn(&mut Entity, String);
+
+/// The free-text parameters and where each is stored (verbatim, statuses included).
+const TEXT: &[(&str, Setter)] = &[
+    ("entityName", |r, v| r.entity_name = v),
+    ("primCountry", |r, v| r.prim_country = v),
+    ("primAddress1", |r, v| r.prim_address1 = v),
+    ("primCity", |r, v| r.prim_city = v),
+    ("primState", |r, v| r.prim_state = v),
+    ("primZip", |r, v| r.prim_zip = v),
+    ("emailAddress", |r, v| r.email = v),
+    ("domicile", |r, v| r.domicile = v),
+    ("entityType", |r, v| r.entity_type = v),
+    ("entityDesc", |r, v| r.entity_desc = v),
+    ("ein", |r, v| r.ein = v),
+    ("primAddress2", |r, v| r.prim_address2 = v),
+    ("emailAddress2", |r, v| r.email2 = v),
+    ("phone", |r, v| r.phone = v),
+    ("phone2", |r, v| r.phone2 = v),
+    ("notes", |r, v| r.notes = v),
+    ("ownersAI", |r, v| r.owners_ai = v),
+    ("KYCstatus", |r, v| r.kyc_status = v),
+    ("AMLstatus", |r, v| r.aml_status = v),
+    ("AMLdate", |r, v| r.aml_date = v),
+];
+
+/// `106` for a required parameter that is blank, or absent when `creating`.
+fn require_params(p: &Params, creating: bool) -> Result<(), ApiError> {
+    for name in REQUIRED {
+        match p.opt(&[name])? {
+            None if !creating => {}
+            Some(v) if !v.trim().is_empty() => {}
+            _ => return Err(ApiError::missing(name)),
+        }
+    }
+    Ok(())
+}
+
+/// Sets every parameter the request sends (and only those), checking formats (`106`).
+fn apply(p: &Params, r: &mut Entity) -> Result<(), ApiError> {
+    for (name, set) in TEXT {
+        if let Some(v) = p.opt(&[name])? {
+            set(r, v);
+        }
+    }
+    if p.opt(&["totalAssets"])?.is_some() {
+        r.total_assets = p.int("totalAssets")?;
+    }
+    if let Some(v) = p.opt(&["tags"])? {
+        r.tags = validate::tags(&v)?;
+    }
+    if let Some(v) = p.opt(&["formationDate"])? {
+        r.formation_date = if v.is_empty() {
+            v
+        } else {
+            validate::date("formationDate", &v)?
+        };
+    }
+    Ok(())
+}
+
+/// The flag checks of an entity request: its email addresses (`776`).
+fn flag_checks(p: &Params) -> Result<Checks, ApiError> {
+    Checks::of(p, None, &["emailAddress", "emailAddress2"])
+}
+
 /// `PUT /v3/createEntity` (sends no webhook, as part 1 says).
 pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
+    require_params(&p, true)?;
     let mut entity = Entity {
-        entity_name: p.req(&["entityName"])?,
-        prim_country: p.req(&["primCountry"])?,
-        prim_address1: p.req(&["primAddress1"])?,
-        prim_city: p.req(&["primCity"])?,
-        prim_state: p.req(&["primState"])?,
-        prim_zip: p.req(&["primZip"])?,
-        email: p.req(&["emailAddress"])?,
-        domicile: p.text(&["domicile"])?,
-        entity_type: p.text(&["entityType"])?,
-        entity_desc: p.text(&["entityDesc"])?,
-        ein: p.text(&["ein"])?,
-        prim_address2: p.text(&["primAddress2"])?,
-        email2: p.text(&["emailAddress2"])?,
-        phone: p.text(&["phone"])?,
-        phone2: p.text(&["phone2"])?,
-        notes: p.text(&["notes"])?,
-        total_assets: p.int("totalAssets")?,
-        owners_ai: p.text(&["ownersAI"])?,
-        kyc_status: p.text(&["KYCstatus"])?,
-        aml_status: p.text(&["AMLstatus"])?,
-        aml_date: p.text(&["AMLdate"])?,
-        tags: validate::tags(&p.text(&["tags"])?)?,
-        formation_date: match p.opt(&["formationDate"])?.filter(|d| !d.is_empty()) {
-            Some(d) => validate::date("formationDate", &d)?,
-            None => String::new(),
-        },
         created_ip: ctx.ip.to_string(),
         ..Entity::default()
     };
+    apply(&p, &mut entity)?;
+    let checks = flag_checks(&p)?;
     entity.id = ctx.next_id(shared::ids::ENTITY).await?;
     entity.created = ctx.now();
     entity.updated = entity.created.clone();
-    ctx.commit(records::insert(ctx.client_id(), &entity)?, Vec::new())
+    match commit_checked(&ctx, records::insert(ctx.client_id(), &entity)?, &checks, Vec::new()).await {
+        Ok(()) => Ok(Reply::ok().with("entityDetails", insert_array(json!({"partyId": entity.id})))),
+        Err(Failed::Err(e)) => Err(e),
+        Err(Failed::Retry) => Err(ApiError::Internal(String::new())),
+    }
+}
+
+/// `POST /v3/updateEntity`: every createEntity field optional; the ones sent replace the
+/// stored values and the whole row is written back (re-applied to a fresh copy after a
+/// concurrent change). Answers and sends `partyId`, `KYCstatus`, `AMLstatus`.
+pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELDS)?;
+    let id = p.req(&["partyId"])?;
+    require_params(&p, false)?;
+    apply(&p, &mut Entity::default())?;
+    let checks = flag_checks(&p)?;
+    for _ in 0..5 {
+        let stored = live_entity(&ctx, &id).await?;
+        let mut entity = stored.rec.clone();
+        apply(&p, &mut entity)?;
+        entity.updated = ctx.now();
+        let event = Event::new("updateEntity")
+            .field("partyId", entity.id.clone())
+            .field("KYCstatus", entity.kyc_status.clone())
+            .field("AMLstatus", entity.aml_status.clone());
+        let writes = records::replace(ctx.client_id(), &stored, &entity)?;
+        match commit_checked(&ctx, writes, &checks, vec![event]).await {
+            Ok(()) => {
+                let record =
+                    json!({"partyId": entity.id, "KYCstatus": entity.kyc_status, "AMLstatus": entity.aml_status});
+                return Ok(Reply::ok().with("entityDetails", insert_array(record)));
+            }
+            Err(Failed::Err(e)) => return Err(e),
+            Err(Failed::Retry) => continue,
+        }
+    }
+    Err(ApiError::Internal(String::new()))
+}
+
+/// A live entity of the caller, or `198`.
+pub async fn live_entity(ctx: &Ctx, id: &str) -> Result<records::Stored<Entity>, ApiError> {
+    match records::load::<Entity>(ctx.store(), ctx.client_id(), id).await? {
+        Some(s) if !s.rec.deleted() => Ok(s),
+        _ => Err(ApiError::coded("198", "Party does not exist")),
+    }
+}
+
+/// `POST /v3/getEntity`: `entityDetails`, an array of the one record (`KYCstatus` casing).
+/// Its webhook carries that record.
+pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = p.req(&["partyId"])?;
+    let record = live_entity(&ctx, &id).await?.rec.details();
+    ctx.commit(Vec::new(), vec![record_event("getEntity", &record)]).await?;
+    Ok(Reply::ok().with_value("entityDetails", Value::Array(vec![Value::Object(record)])))
+}
+
+/// `POST /v3/searchEntity`: live entities whose ID, name, EIN, email addresses or phone
+/// numbers contain `searchKeyword` (case-insensitive), newest first.
+pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let needle = keyword(&p)?;
+    let mut found: Vec<Entity> = all::<Entity>(&ctx)
+        .await?
+        .into_iter()
+        .filter(|r| !r.deleted && r.matches(&needle))
+        .collect();
+    found.sort_by(newest_first);
+    let records = found
+        .iter()
+        .take(SEARCH_MAX)
+        .map(|r| Value::Object(r.details()))
+        .collect();
+    Ok(Reply::ok().with_value("entityDetails", Value::Array(records)))
+}
+
+/// `POST /v3/deleteEntity`: a virtual delete; webhook `partyId` (as deleteParty).
+pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = p.req(&["partyId"])?;
+    let stored = live_entity(&ctx, &id).await?;
+    let mut entity = stored.rec.clone();
+    entity.deleted = true;
+    entity.updated = ctx.now();
+    let event = Event::new("deleteEntity").field("partyId", id);
+    ctx.commit(records::replace(ctx.client_id(), &stored, &entity)?, vec![event])
         .await?;
-    Ok(Reply::ok().with("entityDetails", insert_array(json!({"partyId": entity.id}))))
+    Ok(Reply::ok().desc("Party deleted successfully!"))
 }
 
 const LIST: ListSpec = ListSpec {
@@ -129,5 +269,9 @@ pub fn routes() -> Routes {
     };
     Routes::new()
         .op("createEntity", op!(create))
+        .op("updateEntity", op!(update))
+        .op("getEntity", op!(get))
+        .op("searchEntity", op!(search))
+        .op("deleteEntity", op!(delete))
         .resource(Method::GET, "/v3/entities", READ, op!(list))
 }

@@ -2,9 +2,14 @@
 //! registers its own operations.
 
 mod accounts;
+mod archive;
 mod entities;
+mod entity_supp;
 mod links;
+mod notes;
 mod parties;
+mod suitability;
+mod support;
 
 use shared::Routes;
 
@@ -14,5 +19,9 @@ pub fn routes() -> Routes {
         .merge(accounts::routes())
         .merge(parties::routes())
         .merge(entities::routes())
+        .merge(entity_supp::routes())
+        .merge(archive::routes())
         .merge(links::routes())
+        .merge(notes::routes())
+        .merge(suitability::routes())
 }

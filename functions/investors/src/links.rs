@@ -1,19 +1,19 @@
-//! Links: createLink, getLink, deleteLink and `GET /v3/links`.
+//! Links: createLink, getLink, deleteLink, getAllLinks (deprecated) and `GET /v3/links`.
 //!
 //! Two marker items make the link rules hold under concurrency, written in the link's own
 //! transaction: one per (account, related entry) pair (a second link between them is a
 //! duplicate) and one per account with a primary party (at most one).
 
-use serde_json::json;
+use serde_json::{json, Value};
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
-use shared::model::link::{pair_key, primary_key, LINK_TYPES, RELATED_TYPES};
+use shared::model::link::{account_link_ids, pair_key, primary_key, LINK_TYPES, RELATED_TYPES};
 use shared::model::{Entity, Link};
 use shared::records::{self, Record};
 use shared::store::{Cond, StoreError, Val, Write};
 use shared::webhooks::Event;
 use shared::{insert_array, ApiError, Ctx, Params, Reply};
 
-use crate::accounts::live_account;
+use crate::accounts::{existing_account, live_account};
 use crate::parties::live_party;
 use http::Method;
 use shared::auth::PiiLevel;
@@ -96,6 +96,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let marker = |key: shared::store::Key| {
         let mut item = key.item();
         item.insert("linkId".into(), Val::S(link.id.clone()));
+        item.insert("relatedEntry".into(), Val::S(link.related_entry.clone()));
         Write::Put {
             item,
             cond: Some(Cond::NotExists),
@@ -166,6 +167,29 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     }
 }
 
+/// `POST /v3/getAllLinks` (deprecated; `GET /v3/links` replaces it): `accountId` required
+/// (`106`), unknown account `148`; `linkDetails`, an array of the account's live link records
+/// (where it is the `firstEntry`), oldest first. The webhook carries `accountId` and
+/// `linkIds` (comma separated).
+pub async fn get_all(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let account = p.req(&["accountId"])?;
+    let a = existing_account(&ctx, &account).await?.rec;
+    let ids = account_link_ids(ctx.store(), ctx.client_id(), &a.id).await?;
+    let mut links = Vec::with_capacity(ids.len());
+    for id in &ids {
+        if let Some(s) = records::load::<Link>(ctx.store(), ctx.client_id(), id).await? {
+            if !s.rec.deleted() {
+                links.push(Value::Object(s.rec.view()));
+            }
+        }
+    }
+    let event = Event::new("getAllLinks")
+        .field("accountId", a.id.clone())
+        .field("linkIds", ids.join(","));
+    ctx.commit(Vec::new(), vec![event]).await?;
+    Ok(Reply::ok().with_value("linkDetails", Value::Array(links)))
+}
+
 const LIST: ListSpec = ListSpec {
     fields: &[
         f("id", FieldKind::Id),
@@ -203,5 +227,6 @@ pub fn routes() -> Routes {
         .op("createLink", op!(create))
         .op("getLink", op!(get))
         .op("deleteLink", op!(delete))
+        .op("getAllLinks", op!(get_all))
         .resource(Method::GET, "/v3/links", READ, op!(list))
 }

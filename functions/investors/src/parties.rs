@@ -1,16 +1,21 @@
-//! Individual parties: createParty, deleteParty, `GET /v3/parties`, `GET /v3/parties/{partyId}`.
+//! Individual parties: createParty, updateParty, getParty, searchParty, getAllParties,
+//! deleteParty, `GET /v3/parties`, `GET /v3/parties/{partyId}`.
 
 use http::Method;
-use serde_json::json;
+use serde_json::{json, Map, Value};
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::model::validate;
-use shared::model::Party;
+use shared::model::{Entity, Party};
 use shared::records::{self, Record};
 use shared::webhooks::Event;
 use shared::{insert_array, ApiError, Ctx, Params, Reply};
 use shared::{op, Routes};
+
+use crate::support::{
+    all, commit_checked, flag_param, int_at_least, keyword, newest_first, record_event, Checks, Failed, SEARCH_MAX,
+};
 
 /// Parameters createParty takes (and the field permissions they need).
 const FIELDS: &[&str] = &[
@@ -56,77 +61,185 @@ const FIELDS: &[&str] = &[
     "invest_to",
 ];
 
+/// createParty's required parameters, in the order `106` reports them.
+const REQUIRED: &[&str] = &[
+    "firstName",
+    "lastName",
+    "dob",
+    "primCountry",
+    "primAddress1",
+    "primCity",
+    "primState",
+    "primZip",
+    "emailAddress",
+];
+
+type Setter = fn(&mut Party, String);
+
+/// The free-text parameters and where each is stored (verbatim, statuses included).
+const TEXT: &[(&str, Setter)] = &[
+    ("firstName", |r, v| r.first_name = v),
+    ("lastName", |r, v| r.last_name = v),
+    ("primCountry", |r, v| r.prim_country = v),
+    ("primAddress1", |r, v| r.prim_address1 = v),
+    ("primCity", |r, v| r.prim_city = v),
+    ("primState", |r, v| r.prim_state = v),
+    ("primZip", |r, v| r.prim_zip = v),
+    ("emailAddress", |r, v| r.email = v),
+    ("domicile", |r, v| r.domicile = v),
+    ("middleInitial", |r, v| r.middle_initial = v),
+    ("primAddress2", |r, v| r.prim_address2 = v),
+    ("emailAddress2", |r, v| r.email2 = v),
+    ("phone", |r, v| r.phone = v),
+    ("phone2", |r, v| r.phone2 = v),
+    ("occupation", |r, v| r.occupation = v),
+    ("associatedPerson", |r, v| r.associated_person = v),
+    ("empCountry", |r, v| r.emp_country = v),
+    ("empAddress1", |r, v| r.emp_address1 = v),
+    ("empAddress2", |r, v| r.emp_address2 = v),
+    ("empCity", |r, v| r.emp_city = v),
+    ("empState", |r, v| r.emp_state = v),
+    ("empZip", |r, v| r.emp_zip = v),
+    ("empName", |r, v| r.emp_name = v),
+    ("empStatus", |r, v| r.emp_status = v),
+    ("KYCstatus", |r, v| r.kyc_status = v),
+    ("AMLstatus", |r, v| r.aml_status = v),
+    ("AMLdate", |r, v| r.aml_date = v),
+    ("notes", |r, v| r.notes = v),
+    ("field1", |r, v| r.field1 = v),
+    ("field2", |r, v| r.field2 = v),
+    ("field3", |r, v| r.field3 = v),
+    ("invest_to", |r, v| r.invest_to = v),
+];
+
+type IntSetter = fn(&mut Party, Option<i64>);
+
+/// The integer parameters (blank clears).
+const INTS: &[(&str, IntSetter)] = &[
+    ("currentAnnIncome", |r, v| r.current_ann_income = v),
+    ("avgAnnIncome", |r, v| r.avg_ann_income = v),
+    ("currentHouseholdIncome", |r, v| r.current_household_income = v),
+    ("avgHouseholdIncome", |r, v| r.avg_household_income = v),
+    ("householdNetworth", |r, v| r.household_networth = v),
+];
+
 fn is_non_resident(domicile: &str) -> bool {
     domicile.trim().eq_ignore_ascii_case("non-resident")
+}
+
+/// `106` for a required parameter that is blank, or absent when `creating`. `primState`
+/// is left to [`require_state`] on updates (it depends on the stored `domicile`).
+fn require_params(p: &Params, creating: bool) -> Result<(), ApiError> {
+    let non_resident = is_non_resident(&p.text(&["domicile"])?);
+    for name in REQUIRED {
+        if *name == "primState" && (non_resident || !creating) {
+            continue;
+        }
+        match p.opt(&[name])? {
+            None if !creating => {}
+            Some(v) if !v.trim().is_empty() => {}
+            _ => return Err(ApiError::missing(name)),
+        }
+    }
+    Ok(())
+}
+
+/// `primState` is required unless the party is a non-resident.
+fn require_state(r: &Party) -> Result<(), ApiError> {
+    if r.prim_state.trim().is_empty() && !is_non_resident(&r.domicile) {
+        return Err(ApiError::missing("primState"));
+    }
+    Ok(())
+}
+
+/// Sets every parameter the request sends (and only those), checking formats (`106`).
+fn apply(p: &Params, r: &mut Party) -> Result<(), ApiError> {
+    for (name, set) in TEXT {
+        if let Some(v) = p.opt(&[name])? {
+            set(r, v);
+        }
+    }
+    if let Some(v) = p.opt(&["dob"])? {
+        r.dob = validate::date("dob", &v)?;
+    }
+    if let Some(v) = p.opt(&["socialSecurityNumber"])? {
+        r.ssn = if v.is_empty() { v } else { validate::ssn(&v)? };
+    }
+    if let Some(v) = p.opt(&["tags"])? {
+        r.tags = validate::tags(&v)?;
+    }
+    for (name, set) in INTS {
+        if p.opt(&[name])?.is_some() {
+            set(r, p.int(name)?);
+        }
+    }
+    Ok(())
+}
+
+/// The flag checks of a party request: its SSN (`775`) and email addresses (`776`).
+fn flag_checks(p: &Params) -> Result<Checks, ApiError> {
+    Checks::of(p, Some("socialSecurityNumber"), &["emailAddress", "emailAddress2"])
+}
+
+/// The answer and webhook record of createParty and updateParty.
+fn status_event(method: &str, r: &Party) -> Event {
+    Event::new(method)
+        .field("partyId", r.id.clone())
+        .field("KYCstatus", r.kyc_status.clone())
+        .field("AMLstatus", r.aml_status.clone())
+}
+
+fn status_reply(r: &Party) -> Reply {
+    let record = json!({"partyId": r.id, "KYCstatus": r.kyc_status, "AMLstatus": r.aml_status});
+    Reply::ok().with("partyDetails", insert_array(record))
 }
 
 /// `PUT /v3/createParty`.
 pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
-    let domicile = p.text(&["domicile"])?;
+    require_params(&p, true)?;
     let mut party = Party {
-        first_name: p.req(&["firstName"])?,
-        last_name: p.req(&["lastName"])?,
-        dob: validate::date("dob", &p.req(&["dob"])?)?,
-        prim_country: p.req(&["primCountry"])?,
-        prim_address1: p.req(&["primAddress1"])?,
-        prim_city: p.req(&["primCity"])?,
-        prim_state: if is_non_resident(&domicile) {
-            p.text(&["primState"])?
-        } else {
-            p.req(&["primState"])?
-        },
-        prim_zip: p.req(&["primZip"])?,
-        email: p.req(&["emailAddress"])?,
-        domicile,
-        middle_initial: p.text(&["middleInitial"])?,
-        ssn: match p.opt(&["socialSecurityNumber"])?.filter(|s| !s.is_empty()) {
-            Some(s) => validate::ssn(&s)?,
-            None => String::new(),
-        },
-        prim_address2: p.text(&["primAddress2"])?,
-        email2: p.text(&["emailAddress2"])?,
-        phone: p.text(&["phone"])?,
-        phone2: p.text(&["phone2"])?,
-        occupation: p.text(&["occupation"])?,
-        associated_person: p.text(&["associatedPerson"])?,
-        emp_country: p.text(&["empCountry"])?,
-        emp_address1: p.text(&["empAddress1"])?,
-        emp_address2: p.text(&["empAddress2"])?,
-        emp_city: p.text(&["empCity"])?,
-        emp_state: p.text(&["empState"])?,
-        emp_zip: p.text(&["empZip"])?,
-        emp_name: p.text(&["empName"])?,
-        emp_status: p.text(&["empStatus"])?,
-        kyc_status: p.text(&["KYCstatus"])?,
-        aml_status: p.text(&["AMLstatus"])?,
-        aml_date: p.text(&["AMLdate"])?,
-        tags: validate::tags(&p.text(&["tags"])?)?,
-        notes: p.text(&["notes"])?,
-        field1: p.text(&["field1"])?,
-        field2: p.text(&["field2"])?,
-        field3: p.text(&["field3"])?,
-        current_ann_income: p.int("currentAnnIncome")?,
-        avg_ann_income: p.int("avgAnnIncome")?,
-        current_household_income: p.int("currentHouseholdIncome")?,
-        avg_household_income: p.int("avgHouseholdIncome")?,
-        household_networth: p.int("householdNetworth")?,
-        invest_to: p.text(&["invest_to"])?,
         esign_status: "NOTSIGNED".into(),
         created_ip: ctx.ip.to_string(),
         ..Party::default()
     };
+    apply(&p, &mut party)?;
+    let checks = flag_checks(&p)?;
     party.id = ctx.next_id(shared::ids::PARTY).await?;
     party.created = ctx.now();
     party.updated = party.created.clone();
-    let event = Event::new("createParty")
-        .field("partyId", party.id.clone())
-        .field("KYCstatus", party.kyc_status.clone())
-        .field("AMLstatus", party.aml_status.clone());
-    ctx.commit(records::insert(ctx.client_id(), &party)?, vec![event])
-        .await?;
-    let record = json!({"partyId": party.id, "KYCstatus": party.kyc_status, "AMLstatus": party.aml_status});
-    Ok(Reply::ok().with("partyDetails", insert_array(record)))
+    let event = status_event("createParty", &party);
+    match commit_checked(&ctx, records::insert(ctx.client_id(), &party)?, &checks, vec![event]).await {
+        Ok(()) => Ok(status_reply(&party)),
+        Err(Failed::Err(e)) => Err(e),
+        Err(Failed::Retry) => Err(ApiError::Internal(String::new())),
+    }
+}
+
+/// `POST /v3/updateParty`: every createParty field optional; the ones sent replace the
+/// stored values and the whole row is written back. A concurrent change of the same party
+/// makes the write fail its version check: the request is then applied to the fresh copy.
+pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELDS)?;
+    let id = p.req(&["partyId"])?;
+    require_params(&p, false)?;
+    apply(&p, &mut Party::default())?;
+    let checks = flag_checks(&p)?;
+    for _ in 0..5 {
+        let stored = live_party(&ctx, &id).await?;
+        let mut party = stored.rec.clone();
+        apply(&p, &mut party)?;
+        require_state(&party)?;
+        party.updated = ctx.now();
+        let event = status_event("updateParty", &party);
+        let writes = records::replace(ctx.client_id(), &stored, &party)?;
+        match commit_checked(&ctx, writes, &checks, vec![event]).await {
+            Ok(()) => return Ok(status_reply(&party)),
+            Err(Failed::Err(e)) => return Err(e),
+            Err(Failed::Retry) => continue,
+        }
+    }
+    Err(ApiError::Internal(String::new()))
 }
 
 /// A live individual party of the caller, or `198`.
@@ -135,6 +248,60 @@ pub async fn live_party(ctx: &Ctx, id: &str) -> Result<records::Stored<Party>, A
         Some(s) if !s.rec.deleted() => Ok(s),
         _ => Err(ApiError::coded("198", "Party does not exist")),
     }
+}
+
+/// `POST /v3/getParty`: `partyDetails`, an array of the one record (`kycStatus` casing,
+/// SSN and DOB `REDACTED`). Its webhook carries that record.
+pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = p.req(&["partyId"])?;
+    let record = live_party(&ctx, &id).await?.rec.details();
+    ctx.commit(Vec::new(), vec![record_event("getParty", &record)]).await?;
+    Ok(Reply::ok().with_value("partyDetails", Value::Array(vec![Value::Object(record)])))
+}
+
+/// `POST /v3/searchParty`: live individual parties whose ID, names, email addresses or
+/// phone numbers contain `searchKeyword` (case-insensitive), newest first.
+pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let needle = keyword(&p)?;
+    let mut found: Vec<Party> = all::<Party>(&ctx)
+        .await?
+        .into_iter()
+        .filter(|r| !r.deleted && r.matches(&needle))
+        .collect();
+    found.sort_by(newest_first);
+    let records = found
+        .iter()
+        .take(SEARCH_MAX)
+        .map(|r| Value::Object(r.details()))
+        .collect();
+    Ok(Reply::ok().with_value("partyDetails", Value::Array(records)))
+}
+
+/// `POST /v3/getAllParties` (deprecated): individuals and entities together, newest first,
+/// archived ones included (`partystatus`); `offset`, `limit` and `deleted` optional.
+pub async fn get_all(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let offset = int_at_least(&p, "offset", 0)?.unwrap_or(0);
+    let limit = int_at_least(&p, "limit", 1)?.unwrap_or(usize::MAX);
+    let deleted = flag_param(&p, "deleted")?;
+    let mut rows: Vec<(String, Map<String, Value>)> = Vec::new();
+    for r in all::<Party>(&ctx).await? {
+        if deleted || !r.deleted {
+            rows.push((records::list_sort_key(&r.created, &r.id), r.view(PiiLevel::High)));
+        }
+    }
+    for r in all::<Entity>(&ctx).await? {
+        if deleted || !r.deleted {
+            rows.push((records::list_sort_key(&r.created, &r.id), r.view()));
+        }
+    }
+    rows.sort_by(|a, b| b.0.cmp(&a.0));
+    let records = rows
+        .into_iter()
+        .skip(offset)
+        .take(limit)
+        .map(|(_, m)| Value::Object(m))
+        .collect();
+    Ok(Reply::ok().with_value("partyDetails", Value::Array(records)))
 }
 
 /// `POST /v3/deleteParty`: a virtual delete.
@@ -231,6 +398,10 @@ pub fn routes() -> Routes {
     };
     Routes::new()
         .op("createParty", op!(create))
+        .op("updateParty", op!(update))
+        .op("getParty", op!(get))
+        .op("searchParty", op!(search))
+        .op("getAllParties", op!(get_all))
         .op("deleteParty", op!(delete))
         .resource(Method::GET, "/v3/parties", READ, op!(list))
         .resource(Method::GET, "/v3/parties/{partyId}", READ, op!(read))

@@ -18,7 +18,7 @@ use crate::store::{Key, Store, Val};
 const KEY_CONTEXT: &str = "investment-platform-service 2026 api key";
 
 /// A client platform: its keys (hashed), permissions and allow-list.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClientRecord {
     #[serde(rename = "clientId")]
     pub id: String,
@@ -37,6 +37,10 @@ pub struct ClientRecord {
     /// Fields the keys may set; `None` for all (`110` otherwise).
     #[serde(rename = "fieldPermissions", default)]
     pub field_permissions: Option<Vec<String>>,
+    /// `key_hashes` parsed once when the record is read, so that authentication parses
+    /// nothing per request.
+    #[serde(skip)]
+    pub(crate) hashes: Vec<blake3::Hash>,
 }
 
 impl ClientRecord {
@@ -91,11 +95,15 @@ impl ClientRecord {
 
     pub fn matches_key(&self, api_key: &str) -> bool {
         let presented = hash_key(api_key);
+        let parsed;
+        let hashes = if self.hashes.len() == self.key_hashes.len() {
+            &self.hashes
+        } else {
+            parsed = parse_hashes(&self.key_hashes);
+            &parsed
+        };
         // Every stored hash is compared, each in constant time (blake3::Hash's equality).
-        self.key_hashes
-            .iter()
-            .filter_map(|h| blake3::Hash::from_hex(h).ok())
-            .fold(false, |found, h| (h == presented) | found)
+        hashes.iter().fold(false, |found, h| (*h == presented) | found)
     }
 }
 
@@ -107,9 +115,15 @@ pub enum PiiLevel {
     High,
 }
 
-/// The stored form of an API key.
+/// The stored form of an API key: BLAKE3 keyed by a key derived once from a fixed context.
 pub fn hash_key(api_key: &str) -> blake3::Hash {
-    blake3::Hash::from(blake3::derive_key(KEY_CONTEXT, api_key.as_bytes()))
+    static KEY: std::sync::OnceLock<[u8; 32]> = std::sync::OnceLock::new();
+    let key = KEY.get_or_init(|| blake3::derive_key(KEY_CONTEXT, b"api keys"));
+    blake3::keyed_hash(key, api_key.as_bytes())
+}
+
+fn parse_hashes(hex: &[String]) -> Vec<blake3::Hash> {
+    hex.iter().filter_map(|h| blake3::Hash::from_hex(h).ok()).collect()
 }
 
 /// A new 256-bit random secret, hex-encoded.
@@ -202,8 +216,13 @@ pub async fn load_client(store: &dyn Store, client_id: &str) -> Result<Option<Cl
     let Some(Val::S(d)) = item.get("d") else {
         return Ok(None);
     };
-    serde_json::from_str(d).map(Some).map_err(|e| {
-        tracing::error!(error = %e, "corrupt client record");
-        ApiError::Internal(String::new())
-    })
+    serde_json::from_str(d)
+        .map(|mut rec: ClientRecord| {
+            rec.hashes = parse_hashes(&rec.key_hashes);
+            Some(rec)
+        })
+        .map_err(|e| {
+            tracing::error!(error = %e, "corrupt client record");
+            ApiError::Internal(String::new())
+        })
 }

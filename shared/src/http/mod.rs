@@ -60,7 +60,6 @@ pub struct Handled {
 
 const LEGACY_PREFIX: &str = "/tapiv3/index.php";
 
-
 fn json_response(status: u16, body: Bytes, request_id: &str) -> Response<Bytes> {
     let mut r = Response::new(body);
     *r.status_mut() = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
@@ -169,8 +168,10 @@ impl App {
         if !client.ip_allowed(req.ip) {
             return Err(ApiError::IpNotAllowed);
         }
+        let mut operation: Arc<str> = Arc::from(req.path.as_str());
         let (handler, pii, params): (Handler, PiiLevel, Params) = match matched {
             Matched::Method { name, handler } => {
+                operation = Arc::from(name);
                 tracing::Span::current().record("operation", name);
                 if !client.may_call(name) {
                     return Err(ApiError::MethodNotAuthorized(name.to_owned()));
@@ -201,6 +202,7 @@ impl App {
             client,
             ip: req.ip,
             request_id: request_id.into(),
+            operation,
             pii,
             committed,
         };

@@ -37,7 +37,10 @@ struct Resource {
 /// All routes a function serves.
 #[derive(Clone, Default)]
 pub struct Routes {
-    methods: HashMap<String, (&'static str, Handler)>,
+    /// By exact name, then by case-folded name (aliases that differ only in case, such as
+    /// `updateAccountArchivestatus` / `updateAccountArchiveStatus`, each keep their own).
+    methods: HashMap<&'static str, Handler>,
+    folded: HashMap<String, (&'static str, Handler)>,
     resources: Vec<Resource>,
 }
 
@@ -61,7 +64,8 @@ impl Routes {
 
     /// Registers a method-style operation (`/v3/<name>`).
     pub fn op(mut self, name: &'static str, handler: Handler) -> Self {
-        self.methods.insert(name.to_ascii_lowercase(), (name, handler));
+        self.methods.insert(name, handler);
+        self.folded.insert(name.to_ascii_lowercase(), (name, handler));
         self
     }
 
@@ -80,6 +84,7 @@ impl Routes {
     /// Every route of `other` added to these.
     pub fn merge(mut self, other: Routes) -> Self {
         self.methods.extend(other.methods);
+        self.folded.extend(other.folded);
         self.resources.extend(other.resources);
         self
     }
@@ -111,15 +116,26 @@ impl Routes {
                 });
             }
         }
-        if let ["v3", name] = parts.as_slice() {
-            if matches!(*verb, Method::GET | Method::POST | Method::PUT) {
-                if let Some((name, handler)) = self.methods.get(&name.to_ascii_lowercase()) {
-                    return Some(Matched::Method {
-                        name,
-                        handler: *handler,
-                    });
-                }
-            }
+        // The legacy host's `/getAccount` resolves to the standard method (part 1, Versioning 3).
+        let name = match parts.as_slice() {
+            ["v3", name] => *name,
+            ["getAccount"] => "getAccount",
+            _ => return None,
+        };
+        if !matches!(*verb, Method::GET | Method::POST | Method::PUT) {
+            return None;
+        }
+        if let Some((name, handler)) = self.methods.get_key_value(name) {
+            return Some(Matched::Method {
+                name,
+                handler: *handler,
+            });
+        }
+        if let Some((name, handler)) = self.folded.get(&name.to_ascii_lowercase()) {
+            return Some(Matched::Method {
+                name,
+                handler: *handler,
+            });
         }
         None
     }

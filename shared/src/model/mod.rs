@@ -2,8 +2,12 @@
 //! the operations choose the casing each method answers with.
 
 pub mod account;
+pub mod entity_supp;
+pub mod flags;
 pub mod link;
+pub mod note;
 pub mod party;
+pub mod suitability;
 pub mod validate;
 
 pub use account::Account;

@@ -137,6 +137,33 @@ impl Party {
         redact(&mut m, &["socialSecurityNumber", "dob"], PARTY_BASE, pii);
         m
     }
+
+    /// The record of `getParty` and `searchParty` (OBSERVED.md): the list record without
+    /// `partystatus`, SSN and DOB `REDACTED`.
+    pub fn details(&self) -> Map<String, Value> {
+        let mut m = self.view(PiiLevel::High);
+        m.shift_remove("partystatus");
+        m
+    }
+
+    /// Whether `needle` (already lower-cased) is part of the ID, a name, an email address
+    /// or a phone number (`searchParty`).
+    pub fn matches(&self, needle: &str) -> bool {
+        let full = format!("{} {}", self.first_name, self.last_name);
+        [
+            &self.id,
+            &self.first_name,
+            &self.middle_initial,
+            &self.last_name,
+            &full,
+            &self.email,
+            &self.email2,
+            &self.phone,
+            &self.phone2,
+        ]
+        .iter()
+        .any(|f| f.to_lowercase().contains(needle))
+    }
 }
 
 /// SSN and DOB fields become `REDACTED` when set; below `High`, every non-base field too.
@@ -235,5 +262,28 @@ impl Entity {
             Value::from(if self.archived { "Archived" } else { "Active" }),
         );
         m
+    }
+
+    /// The record of `getEntity` and `searchEntity`: the list record without `partystatus`.
+    pub fn details(&self) -> Map<String, Value> {
+        let mut m = self.view();
+        m.shift_remove("partystatus");
+        m
+    }
+
+    /// Whether `needle` (already lower-cased) is part of the ID, the name, the EIN, an
+    /// email address or a phone number (`searchEntity`).
+    pub fn matches(&self, needle: &str) -> bool {
+        [
+            &self.id,
+            &self.entity_name,
+            &self.ein,
+            &self.email,
+            &self.email2,
+            &self.phone,
+            &self.phone2,
+        ]
+        .iter()
+        .any(|f| f.to_lowercase().contains(needle))
     }
 }

@@ -1,0 +1,109 @@
+//! Entity supplements: createEntitySupp and updateEntitySupp, one supplement per entity.
+
+use serde_json::{Map, Value};
+use shared::model::entity_supp::{EntitySupp, FIELDS};
+use shared::records::{self, Stored};
+use shared::store::StoreError;
+use shared::webhooks::Event;
+use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::{op, Routes};
+
+use crate::entities::live_entity;
+
+/// The names the entity's ID may travel under (`entityID` as the webhook spells it).
+const ID: &[&str] = &["entityID", "entityId", "partyId"];
+
+/// Sets every supplement field the request sends; `boSSN` must look like an SSN (`106`).
+fn apply(p: &Params, s: &mut EntitySupp) -> Result<(), ApiError> {
+    for name in FIELDS {
+        if let Some(v) = p.opt(&[name])? {
+            if *name == "boSSN" && !v.is_empty() {
+                shared::model::validate::ssn(&v).map_err(|_| ApiError::invalid("boSSN", "must be xxx-xx-xxxx"))?;
+            }
+            s.fields.insert((*name).to_owned(), Value::String(v));
+        }
+    }
+    Ok(())
+}
+
+/// The answer and webhook: `entityID`, the fields in part 1's order, then `trailing`.
+fn respond(method: &str, s: &EntitySupp, trailing: &[(&str, &str)]) -> (Reply, Event) {
+    let fields = s.record(trailing);
+    let event = fields
+        .iter()
+        .fold(Event::new(method), |e, (k, v)| e.field(k, v.clone()));
+    let record: Map<String, Value> = fields.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+    (Reply::ok().with("entityDetails", insert_array(record)), event)
+}
+
+/// `POST /v3/createEntitySupp`: the entity (`198` when unknown) gets its supplement; a
+/// second one is `106` (use updateEntitySupp).
+pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELDS)?;
+    let id = p.req(ID)?;
+    let mut s = EntitySupp::default();
+    apply(&p, &mut s)?;
+    live_entity(&ctx, &id).await?;
+    s.entity_id = id;
+    s.created = ctx.now();
+    s.created_ip = ctx.ip.to_string();
+    let (reply, event) = respond(
+        "createEntitySupp",
+        &s,
+        &[("createdDate", &s.created), ("createdIpAddress", &s.created_ip)],
+    );
+    match ctx.commit(records::insert(ctx.client_id(), &s)?, vec![event]).await {
+        Ok(()) => Ok(reply),
+        Err(StoreError::ConditionFailed { index: Some(0) }) => Err(ApiError::invalid(
+            "entityID",
+            "the entity already has a supplement; use updateEntitySupp",
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+async fn load(ctx: &Ctx, id: &str) -> Result<Stored<EntitySupp>, ApiError> {
+    live_entity(ctx, id).await?;
+    match records::load::<EntitySupp>(ctx.store(), ctx.client_id(), id).await? {
+        Some(s) => Ok(s),
+        None => Err(ApiError::invalid(
+            "entityID",
+            "the entity has no supplement; use createEntitySupp",
+        )),
+    }
+}
+
+/// `POST /v3/updateEntitySupp`: the fields sent replace the stored ones (re-applied to a
+/// fresh copy after a concurrent change); the webhook ends with `updatedDate`.
+pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELDS)?;
+    let id = p.req(ID)?;
+    apply(&p, &mut EntitySupp::default())?;
+    for _ in 0..5 {
+        let stored = load(&ctx, &id).await?;
+        let mut s = stored.rec.clone();
+        apply(&p, &mut s)?;
+        s.updated = ctx.now();
+        s.updated_ip = ctx.ip.to_string();
+        let (reply, event) = respond(
+            "updateEntitySupp",
+            &s,
+            &[("createdDate", &s.created), ("updatedDate", &s.updated)],
+        );
+        match ctx
+            .commit(records::replace(ctx.client_id(), &stored, &s)?, vec![event])
+            .await
+        {
+            Ok(()) => return Ok(reply),
+            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(ApiError::Internal(String::new()))
+}
+
+pub fn routes() -> Routes {
+    Routes::new()
+        .op("createEntitySupp", op!(create))
+        .op("updateEntitySupp", op!(update))
+}

@@ -1,0 +1,67 @@
+//! Account notes: addAccountNote and getAccountNotes (deprecated).
+
+use serde_json::Value;
+use shared::model::note::{account_notes, AccountNote};
+use shared::records;
+use shared::store::{Cond, StoreError, Write};
+use shared::webhooks::Event;
+use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::{op, Routes};
+
+use crate::accounts::{existing_account, live_account, no_account, record_event};
+
+/// `POST /v3/addAccountNote`: `accountId`, `authorName` and `notes`, all required; answers the
+/// insert-array `notesDetails` = `[true, [{authorname, note, createdDate}]]`. The webhook
+/// `addAccountNote` carries that record's fields.
+pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["authorName", "notes"])?;
+    let account = p.req(&["accountId"])?;
+    let author = p.req(&["authorName"])?;
+    let text = p.req(&["notes"])?;
+    let stored = live_account(&ctx, &account).await?;
+    let note = AccountNote::new(
+        &stored.rec.id,
+        ctx.next_id(shared::ids::NOTE).await?,
+        author,
+        text,
+        ctx.now(),
+    );
+    let view = note.view();
+    let Value::Object(record) = &view else {
+        return Err(ApiError::Internal(String::new()));
+    };
+    let event = record_event("addAccountNote", record);
+    let mut writes = records::insert(ctx.client_id(), &note)?;
+    // The account must still be live when the note is written (gsi1pk marks a live record).
+    writes.push(Write::Check {
+        key: records::key::<shared::model::Account>(ctx.client_id(), &stored.rec.id),
+        cond: Cond::AttrExists("gsi1pk".into()),
+    });
+    match ctx.commit(writes, vec![event]).await {
+        Ok(()) => Ok(Reply::ok().with_value("notesDetails", insert_array(view))),
+        Err(StoreError::ConditionFailed { .. }) => Err(no_account()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `POST /v3/getAccountNotes` (deprecated): `accountId` required; `notesDetails`, an array of
+/// the account's note records, oldest first (empty when it has none). The webhook
+/// `getAccountNotes` carries `accountId` and `notesCount`.
+pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let account = p.req(&["accountId"])?;
+    let a = existing_account(&ctx, &account).await?.rec;
+    let notes = account_notes(ctx.store(), ctx.client_id(), &a.id).await?;
+    let event = Event::new("getAccountNotes")
+        .field("accountId", a.id.clone())
+        .field("notesCount", notes.len().to_string());
+    ctx.commit(Vec::new(), vec![event]).await?;
+    let records: Vec<Value> = notes.iter().map(AccountNote::view).collect();
+    Ok(Reply::ok().with_value("notesDetails", Value::Array(records)))
+}
+
+/// The notes routes.
+pub fn routes() -> Routes {
+    Routes::new()
+        .op("addAccountNote", op!(add))
+        .op("getAccountNotes", op!(get))
+}

@@ -1,0 +1,140 @@
+//! What the party and entity operations share: the flag checks (`775`, `776`) committed
+//! with the state change, webhook payloads made of a response record, reading a client's
+//! whole partition of one kind, and the small parameter forms of the method-style reads.
+
+use serde_json::{Map, Value};
+use shared::model::flags::FlagKind;
+use shared::records::{self, Record};
+use shared::store::{Index, Query, StoreError, Write};
+use shared::webhooks::Event;
+use shared::{ApiError, Ctx, Params};
+
+/// The flag checks of one request: each a transaction item with the error it stands for.
+#[derive(Default)]
+pub struct Checks(Vec<(Write, ApiError)>);
+
+impl Checks {
+    /// Adds the check of a value sent for `kind` (an empty value is never flagged; a
+    /// value already checked is not checked twice).
+    pub fn add(mut self, kind: FlagKind, raw: Option<&str>) -> Self {
+        let Some(check) = raw.and_then(|r| kind.check(r)) else {
+            return self;
+        };
+        if self.0.iter().any(|(w, _)| w.key() == check.key()) {
+            return self;
+        }
+        let err = match kind {
+            FlagKind::Ssn => ApiError::coded("775", "Social security number is flagged and cannot be used"),
+            FlagKind::Email => ApiError::coded("776", "Email address is flagged and cannot be used"),
+        };
+        self.0.push((check, err));
+        self
+    }
+
+    /// The checks of the SSN and email parameters a party or entity request sends.
+    pub fn of(p: &Params, ssn: Option<&str>, emails: &[&str]) -> Result<Self, ApiError> {
+        let mut checks = Checks::default();
+        if let Some(name) = ssn {
+            checks = checks.add(FlagKind::Ssn, p.opt(&[name])?.as_deref());
+        }
+        for name in emails {
+            checks = checks.add(FlagKind::Email, p.opt(&[name])?.as_deref());
+        }
+        Ok(checks)
+    }
+}
+
+/// Why a checked commit did not happen.
+pub enum Failed {
+    /// A concurrent change of the record: read it again and re-apply.
+    Retry,
+    Err(ApiError),
+}
+
+impl From<ApiError> for Failed {
+    fn from(e: ApiError) -> Self {
+        Failed::Err(e)
+    }
+}
+
+/// Commits `writes` and `events` with the flag checks in the same transaction: a flagged
+/// value fails it with its code (SSN checks first) and nothing is written.
+pub async fn commit_checked(
+    ctx: &Ctx,
+    mut writes: Vec<Write>,
+    checks: &Checks,
+    events: Vec<Event>,
+) -> Result<(), Failed> {
+    let first = writes.len();
+    writes.extend(checks.0.iter().map(|(w, _)| w.clone()));
+    match ctx.commit(writes, events).await {
+        Ok(()) => Ok(()),
+        Err(StoreError::ConditionFailed { index: Some(i) }) if i >= first && i < first + checks.0.len() => {
+            Err(Failed::Err(checks.0[i - first].1.clone()))
+        }
+        Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => Err(Failed::Retry),
+        Err(e) => Err(Failed::Err(e.into())),
+    }
+}
+
+/// The webhook of a method part 1 does not list: the fields of its response record, in
+/// order (nulls omitted, numbers as text, booleans `1`/`0`).
+pub fn record_event(method: &str, record: &Map<String, Value>) -> Event {
+    record.iter().fold(Event::new(method), |e, (k, v)| {
+        let text = match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            Value::Bool(b) => Some(if *b { "1" } else { "0" }.to_owned()),
+            _ => None,
+        };
+        e.field(k, text)
+    })
+}
+
+/// Every record of one kind the caller has, deleted ones included (the client's own
+/// partition: the cost grows with that client's records only).
+pub async fn all<R: Record>(ctx: &Ctx) -> Result<Vec<R>, ApiError> {
+    let mut q = Query::new(Index::Table, records::partition::<R>(ctx.client_id()));
+    let mut out = Vec::new();
+    loop {
+        let page = ctx.store().query(&q).await?;
+        for item in &page.items {
+            out.push(records::from_item::<R>(item)?.rec);
+        }
+        match page.next {
+            Some(next) => q.start = Some(next),
+            None => return Ok(out),
+        }
+    }
+}
+
+/// Newest first (`createdDate`, then ID), as the lists order.
+pub fn newest_first<R: Record>(a: &R, b: &R) -> std::cmp::Ordering {
+    records::list_sort_key(b.created(), b.id()).cmp(&records::list_sort_key(a.created(), a.id()))
+}
+
+/// Most records a search answers.
+pub const SEARCH_MAX: usize = 1000;
+
+/// The `searchKeyword` of a search, trimmed and lower-cased (`106` when blank).
+pub fn keyword(p: &Params) -> Result<String, ApiError> {
+    Ok(p.req(&["searchKeyword"])?.trim().to_lowercase())
+}
+
+/// A boolean parameter of a method-style read: `true`/`1` or `false`/`0` (blank: false).
+pub fn flag_param(p: &Params, name: &str) -> Result<bool, ApiError> {
+    match p.text(&[name])?.trim().to_ascii_lowercase().as_str() {
+        "" | "false" | "0" => Ok(false),
+        "true" | "1" => Ok(true),
+        _ => Err(ApiError::invalid(name, "must be true or false")),
+    }
+}
+
+/// An optional integer parameter at least `min`.
+pub fn int_at_least(p: &Params, name: &str, min: i64) -> Result<Option<usize>, ApiError> {
+    match p.int(name)? {
+        None => Ok(None),
+        Some(n) if n >= min => Ok(usize::try_from(n).ok()),
+        Some(_) => Err(ApiError::invalid(name, format!("must be at least {min}"))),
+    }
+}

@@ -1,0 +1,80 @@
+//! Account notes (addAccountNote, getAccountNotes): `authorname`, `note`, `createdDate`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::error::ApiError;
+use crate::ids::sortable;
+use crate::records::{self, Record};
+use crate::store::{Query, SkRange, Store};
+
+/// A note on an account. Stored under `<accountId>#<note ID>` in the client's note
+/// partition, so that one query reads an account's notes in the order they were added.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AccountNote {
+    /// The storage key: `<accountId>#<sortable note ID>`.
+    pub key: String,
+    /// The note's numeric ID.
+    #[serde(rename = "id")]
+    pub note_id: String,
+    #[serde(rename = "accountId")]
+    pub account_id: String,
+    pub authorname: String,
+    pub note: String,
+    pub deleted: bool,
+    #[serde(rename = "createdDate")]
+    pub created: String,
+}
+
+impl Record for AccountNote {
+    const KIND: &'static str = "NOTE";
+    fn id(&self) -> &str {
+        &self.key
+    }
+    fn created(&self) -> &str {
+        &self.created
+    }
+    fn deleted(&self) -> bool {
+        self.deleted
+    }
+}
+
+impl AccountNote {
+    pub fn new(account_id: &str, id: String, authorname: String, note: String, created: String) -> Self {
+        AccountNote {
+            key: format!("{account_id}#{}", sortable(&id)),
+            note_id: id,
+            account_id: account_id.to_owned(),
+            authorname,
+            note,
+            deleted: false,
+            created,
+        }
+    }
+
+    /// The note record of part 2: `authorname`, `note`, `createdDate`.
+    pub fn view(&self) -> Value {
+        json!({"authorname": self.authorname, "note": self.note, "createdDate": self.created})
+    }
+}
+
+/// The live notes of an account, oldest first.
+pub async fn account_notes(store: &dyn Store, client: &str, account: &str) -> Result<Vec<AccountNote>, ApiError> {
+    let mut q = Query::new(crate::store::Index::Table, records::partition::<AccountNote>(client));
+    q.sk = SkRange::BeginsWith(format!("{account}#"));
+    let mut out = Vec::new();
+    loop {
+        let page = store.query(&q).await?;
+        for item in &page.items {
+            let n = records::from_item::<AccountNote>(item)?.rec;
+            if !n.deleted {
+                out.push(n);
+            }
+        }
+        match page.next {
+            Some(next) => q.start = Some(next),
+            None => return Ok(out),
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Suitability records (calculateSuitability, getSuitability, updateSuitability,
+//! deleteSuitability): one per account, keyed by the account ID.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::records::Record;
+
+/// The stored suitability of an account: calculateSuitability's parameters (part 2 and the
+/// observed extras) plus the score calculated from them and the dates.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Suitability {
+    #[serde(rename = "accountId")]
+    pub id: String,
+    #[serde(rename = "suitabilityScore")]
+    pub score: String,
+    #[serde(rename = "riskProfile")]
+    pub risk_profile: String,
+    #[serde(rename = "investmentExperience")]
+    pub investment_experience: String,
+    #[serde(rename = "privOffExperience")]
+    pub priv_off_experience: String,
+    #[serde(rename = "pctPrivSecurities")]
+    pub pct_priv_securities: String,
+    #[serde(rename = "pctIlliquidSecurities")]
+    pub pct_illiquid_securities: String,
+    #[serde(rename = "pctLiquidSecurities")]
+    pub pct_liquid_securities: String,
+    #[serde(rename = "pctRealEstate")]
+    pub pct_real_estate: String,
+    #[serde(rename = "timeHorizon")]
+    pub time_horizon: String,
+    pub education: String,
+    #[serde(rename = "financialAdvisor")]
+    pub financial_advisor: String,
+    #[serde(rename = "investmentObjective")]
+    pub investment_objective: String,
+    pub notes: String,
+    pub additionalnotes: String,
+    pub deleted: bool,
+    #[serde(rename = "createdDate")]
+    pub created: String,
+    #[serde(rename = "updatedDate")]
+    pub updated: String,
+}
+
+impl Record for Suitability {
+    const KIND: &'static str = "SUITABILITY";
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn created(&self) -> &str {
+        &self.created
+    }
+    fn deleted(&self) -> bool {
+        self.deleted
+    }
+}
+
+/// The parameters a suitability takes, by their names, in record order (the score is
+/// calculated, the rest are sent).
+pub const FIELDS: &[&str] = &[
+    "riskProfile",
+    "investmentExperience",
+    "privOffExperience",
+    "pctPrivSecurities",
+    "pctIlliquidSecurities",
+    "pctLiquidSecurities",
+    "pctRealEstate",
+    "timeHorizon",
+    "education",
+    "financialAdvisor",
+    "investmentObjective",
+    "notes",
+    "additionalnotes",
+];
+
+impl Suitability {
+    /// The suitability record of the responses (and webhooks): every stored field but the
+    /// deleted flag.
+    pub fn view(&self) -> Map<String, Value> {
+        let mut m = match serde_json::to_value(self) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        m.shift_remove("deleted");
+        m
+    }
+
+    /// The field named `name` (one of [`FIELDS`]).
+    pub fn field_mut(&mut self, name: &str) -> Option<&mut String> {
+        Some(match name {
+            "riskProfile" => &mut self.risk_profile,
+            "investmentExperience" => &mut self.investment_experience,
+            "privOffExperience" => &mut self.priv_off_experience,
+            "pctPrivSecurities" => &mut self.pct_priv_securities,
+            "pctIlliquidSecurities" => &mut self.pct_illiquid_securities,
+            "pctLiquidSecurities" => &mut self.pct_liquid_securities,
+            "pctRealEstate" => &mut self.pct_real_estate,
+            "timeHorizon" => &mut self.time_horizon,
+            "education" => &mut self.education,
+            "financialAdvisor" => &mut self.financial_advisor,
+            "investmentObjective" => &mut self.investment_objective,
+            "notes" => &mut self.notes,
+            "additionalnotes" => &mut self.additionalnotes,
+            _ => return None,
+        })
+    }
+
+    /// `suitabilityScore`: the mean of the three scores that are set (`riskProfile`,
+    /// `investmentExperience`, `privOffExperience`), rounded half up and kept within 1 to 5
+    /// (part 2's scale); empty when none is set.
+    pub fn calculate_score(&mut self) {
+        let scores: Vec<f64> = [
+            &self.risk_profile,
+            &self.investment_experience,
+            &self.priv_off_experience,
+        ]
+        .iter()
+        .filter_map(|s| s.trim().parse::<f64>().ok())
+        .filter(|v| v.is_finite())
+        .collect();
+        self.score = if scores.is_empty() {
+            String::new()
+        } else {
+            let mean = scores.iter().sum::<f64>() / scores.len() as f64;
+            format!("{}", (mean + 0.5).floor().clamp(1.0, 5.0) as i64)
+        };
+    }
+}
