@@ -1,39 +1,76 @@
-//! The embedded adapter on redb: durable on disk for the local API, in memory for tests.
+//! The embedded adapter: redb on disk for the local API (in memory for tests), with every
+//! item mirrored in memory.
+//!
+//! redb holds one table of items and is the durable copy: a write is acknowledged only once
+//! its redb transaction has committed and synced. The memory mirror serves every read and holds the
+//! two list indexes, rebuilt from the items when the store opens, so a write costs redb one
+//! B-tree change per item and reads cost no redb work at all.
 //!
 //! Keys are encoded as bytes with a `\0` separator (`pk \0 sk`; index entries
 //! `gsipk \0 gsisk \0 pk \0 sk`), so a partition is one contiguous byte range and a sort-key
-//! condition is a sub-range. Every write runs in one redb write transaction, which redb
-//! serializes: conditions are checked and writes applied atomically, as DynamoDB does.
+//! condition is a sub-range.
+//!
+//! Writes go through one committer thread (group commit): it applies every waiting job in
+//! one redb transaction and answers each after the commit, so concurrent writers share a
+//! commit. Each job stays all-or-nothing: its conditions are checked against the state the
+//! earlier jobs of the batch left, as DynamoDB serializes transactions.
 
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Bound;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
-
-use tokio::sync::oneshot;
+use std::sync::{mpsc, Arc, RwLock};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use redb::{Database, Durability, ReadableTable, TableDefinition};
+use tokio::sync::oneshot;
 
 use super::{
     apply_updates, eval_cond, Cond, Index, Item, Key, Page, Query, SkRange, Store, StoreError, Update, Val, Write,
     MAX_TRANSACTION_WRITES,
 };
 
-/// One entry of a redb range iteration.
-type RangeEntry<'a> = Result<
-    (
-        redb::AccessGuard<'a, &'static [u8]>,
-        redb::AccessGuard<'a, &'static [u8]>,
-    ),
-    redb::StorageError,
->;
-
 const ITEMS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("items");
-const GSI1: TableDefinition<&[u8], &[u8]> = TableDefinition::new("gsi1");
-const GSI2: TableDefinition<&[u8], &[u8]> = TableDefinition::new("gsi2");
+
+/// The in-memory mirror: items by encoded table key, and the two sparse indexes.
+#[derive(Default)]
+struct Mirror {
+    items: BTreeMap<Vec<u8>, Item>,
+    gsi1: BTreeSet<Vec<u8>>,
+    gsi2: BTreeSet<Vec<u8>>,
+}
+
+impl Mirror {
+    fn index(&self, index: Index) -> Option<&BTreeSet<Vec<u8>>> {
+        match index {
+            Index::Table => None,
+            Index::Gsi1 => Some(&self.gsi1),
+            Index::Gsi2 => Some(&self.gsi2),
+        }
+    }
+
+    /// Replaces the item under `key` (its old index entries go, the new ones come).
+    fn set(&mut self, key: Vec<u8>, new: Option<Item>) -> Result<(), StoreError> {
+        let old = match &new {
+            Some(item) => self.items.insert(key.clone(), item.clone()),
+            None => self.items.remove(&key),
+        };
+        for index in [Index::Gsi1, Index::Gsi2] {
+            let set = if index == Index::Gsi1 { &mut self.gsi1 } else { &mut self.gsi2 };
+            if let Some(k) = old.as_ref().map(|o| index_key(index, o)).transpose()?.flatten() {
+                set.remove(&k);
+            }
+            if let Some(k) = new.as_ref().map(|n| index_key(index, n)).transpose()?.flatten() {
+                set.insert(k);
+            }
+        }
+        Ok(())
+    }
+}
 
 pub struct EmbeddedStore {
-    db: Arc<Database>,
+    mirror: Arc<RwLock<Mirror>>,
     jobs: mpsc::Sender<Job>,
     requests: AtomicU64,
 }
@@ -42,51 +79,11 @@ pub struct EmbeddedStore {
 struct Job {
     writes: Vec<Write>,
     returning: bool,
-    done: oneshot::Sender<Result<Option<Item>, StoreError>>,
+    done: oneshot::Sender<JobResult>,
 }
 
-/// Group commit: one thread applies every waiting job in one redb transaction and answers
-/// each after the commit, so concurrent writers share the cost of a commit. Each job stays
-/// all-or-nothing: its conditions are checked against the state the earlier jobs left.
-fn committer(db: Arc<Database>, jobs: mpsc::Receiver<Job>) {
-    while let Ok(first) = jobs.recv() {
-        let mut batch = vec![first];
-        while batch.len() < 512 {
-            match jobs.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
-            }
-        }
-        let results = commit_batch(&db, &batch);
-        for (job, result) in batch.into_iter().zip(results) {
-            let _ = job.done.send(result);
-        }
-    }
-}
-
-fn commit_batch(db: &Database, batch: &[Job]) -> Vec<Result<Option<Item>, StoreError>> {
-    let run = || -> Result<Vec<Result<Option<Item>, StoreError>>, StoreError> {
-        let mut tx = db.begin_write().map_err(backend)?;
-        tx.set_durability(Durability::Eventual);
-        let results = {
-            let mut tables: WriteTables<'_> = [
-                tx.open_table(ITEMS).map_err(backend)?,
-                tx.open_table(GSI1).map_err(backend)?,
-                tx.open_table(GSI2).map_err(backend)?,
-            ];
-            batch
-                .iter()
-                .map(|job| apply_job(&mut tables, &job.writes, job.returning))
-                .collect::<Result<Vec<_>, _>>()?
-        };
-        tx.commit().map_err(backend)?;
-        Ok(results)
-    };
-    match run() {
-        Ok(results) => results,
-        Err(e) => batch.iter().map(|_| Err(e.clone())).collect(),
-    }
-}
+/// What one job answers.
+type JobResult = Result<Option<Item>, StoreError>;
 
 fn backend(e: impl std::fmt::Display) -> StoreError {
     StoreError::Backend(e.to_string())
@@ -109,26 +106,181 @@ impl EmbeddedStore {
 
     fn init(db: Database) -> Result<Self, StoreError> {
         let tx = db.begin_write().map_err(backend)?;
-        for t in [ITEMS, GSI1, GSI2] {
-            tx.open_table(t).map_err(backend)?;
-        }
+        tx.open_table(ITEMS).map_err(backend)?;
         tx.commit().map_err(backend)?;
-        let db = Arc::new(db);
+        let mut mirror = Mirror::default();
+        {
+            let tx = db.begin_read().map_err(backend)?;
+            let items = tx.open_table(ITEMS).map_err(backend)?;
+            for entry in items.iter().map_err(backend)? {
+                let (k, v) = entry.map_err(backend)?;
+                mirror.set(k.value().to_vec(), Some(decode_item(v.value())?))?;
+            }
+        }
+        let mirror = Arc::new(RwLock::new(mirror));
         let (jobs, rx) = mpsc::channel();
-        let committer_db = db.clone();
+        let committer_mirror = mirror.clone();
         std::thread::Builder::new()
             .name("embedded-store-commit".into())
-            .spawn(move || committer(committer_db, rx))
+            .spawn(move || committer(db, committer_mirror, rx))
             .map_err(backend)?;
-        Ok(EmbeddedStore {
-            db,
-            jobs,
-            requests: AtomicU64::new(0),
-        })
+        Ok(EmbeddedStore { mirror, jobs, requests: AtomicU64::new(0) })
     }
 
     fn count(&self) {
         self.requests.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Mirror> {
+        self.mirror.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    async fn submit(&self, writes: Vec<Write>, returning: bool) -> JobResult {
+        let (done, answer) = oneshot::channel();
+        let stopped = || StoreError::Backend("the committer has stopped".into());
+        self.jobs.send(Job { writes, returning, done }).map_err(|_| stopped())?;
+        answer.await.map_err(|_| stopped())?
+    }
+}
+
+/// How long a small batch waits for more writers.
+const COMMIT_DELAY: Duration = Duration::from_micros(200);
+
+fn committer(db: Database, mirror: Arc<RwLock<Mirror>>, jobs: mpsc::Receiver<Job>) {
+    while let Ok(first) = jobs.recv() {
+        let mut batch = vec![first];
+        drain(&jobs, &mut batch);
+        if batch.len() < 8 {
+            // A short wait lets concurrent writers join the batch and share its commit
+            // (a commit delay, as databases offer): a little latency for much less CPU.
+            std::thread::sleep(COMMIT_DELAY);
+            drain(&jobs, &mut batch);
+        }
+        let results = commit_batch(&db, &mirror, &batch);
+        for (job, result) in batch.into_iter().zip(results) {
+            let _ = job.done.send(result);
+        }
+    }
+}
+
+fn drain(jobs: &mpsc::Receiver<Job>, batch: &mut Vec<Job>) {
+    while batch.len() < 512 {
+        match jobs.try_recv() {
+            Ok(job) => batch.push(job),
+            Err(_) => break,
+        }
+    }
+}
+
+/// Applies a batch: each job checked against the mirror plus the batch's earlier changes,
+/// the accepted ones written to redb in one transaction, and the mirror updated only once
+/// that transaction has committed.
+fn commit_batch(db: &Database, mirror: &RwLock<Mirror>, batch: &[Job]) -> Vec<JobResult> {
+    let mut changes: HashMap<Vec<u8>, Option<Item>> = HashMap::new();
+    let mut order: Vec<Vec<u8>> = Vec::new();
+    let results: Vec<JobResult> = {
+        let current = mirror.read().unwrap_or_else(|e| e.into_inner());
+        batch
+            .iter()
+            .map(|job| {
+                let (planned, last) = plan_job(&job.writes, |k| match changes.get(k) {
+                    Some(staged) => staged.clone(),
+                    None => current.items.get(k).cloned(),
+                })?;
+                for (key, new) in planned {
+                    if !changes.contains_key(&key) {
+                        order.push(key.clone());
+                    }
+                    changes.insert(key, new);
+                }
+                Ok(if job.returning { last } else { None })
+            })
+            .collect()
+    };
+    if changes.is_empty() {
+        return results;
+    }
+    let persist = || -> Result<(), StoreError> {
+        let mut tx = db.begin_write().map_err(backend)?;
+        tx.set_durability(Durability::Immediate);
+        {
+            let mut items = tx.open_table(ITEMS).map_err(backend)?;
+            for key in &order {
+                match &changes[key] {
+                    Some(item) => {
+                        items.insert(key.as_slice(), encode_item(item)?.as_slice()).map_err(backend)?;
+                    }
+                    None => {
+                        items.remove(key.as_slice()).map_err(backend)?;
+                    }
+                }
+            }
+        }
+        tx.commit().map_err(backend)
+    };
+    if let Err(e) = persist() {
+        return batch.iter().map(|_| Err(e.clone())).collect();
+    }
+    let mut current = mirror.write().unwrap_or_else(|e| e.into_inner());
+    for key in order {
+        let new = changes.remove(&key).flatten();
+        if let Err(e) = current.set(key, new) {
+            tracing::error!(error = %e, "embedded store mirror out of step");
+        }
+    }
+    results
+}
+
+/// Checks one job and computes its changes (encoded key, new item or `None` for a delete),
+/// all of them or an error when a check fails, and the item its last write leaves.
+type Plan = (Vec<(Vec<u8>, Option<Item>)>, Option<Item>);
+
+fn plan_job(writes: &[Write], read: impl Fn(&[u8]) -> Option<Item>) -> Result<Plan, StoreError> {
+    if writes.is_empty() || writes.len() > MAX_TRANSACTION_WRITES {
+        return Err(StoreError::Backend(format!("{} writes in one transaction", writes.len())));
+    }
+    let mut keys: Vec<Vec<u8>> = Vec::with_capacity(writes.len());
+    let mut planned = Vec::with_capacity(writes.len());
+    let mut last = None;
+    for (i, w) in writes.iter().enumerate() {
+        super::validate_write(w)?;
+        let key = w.key().ok_or_else(|| StoreError::Backend("write without key".into()))?;
+        let k = table_key(&key)?;
+        if keys.contains(&k) {
+            return Err(StoreError::Backend("two writes on one key in a transaction".into()));
+        }
+        keys.push(k.clone());
+        if let Write::Put { item, .. } = w {
+            for index in [Index::Gsi1, Index::Gsi2] {
+                index_key(index, item)?;
+            }
+        }
+        let old = read(&k);
+        let new = apply(w, old.as_ref())?
+            .map_err(|()| StoreError::ConditionFailed { index: (writes.len() > 1).then_some(i) })?;
+        last.clone_from(&new);
+        if !matches!(w, Write::Check { .. }) && old != new {
+            planned.push((k, new));
+        }
+    }
+    Ok((planned, last))
+}
+
+/// The item after applying `w` to `old`: `Ok(Err(()))` when its condition fails.
+fn apply(w: &Write, old: Option<&Item>) -> Result<Result<Option<Item>, ()>, StoreError> {
+    let holds = |c: &Option<Cond>| c.as_ref().is_none_or(|c| eval_cond(c, old));
+    match w {
+        Write::Put { item, cond } => Ok(holds(cond).then(|| Some(item.clone())).ok_or(())),
+        Write::Update { key, ops, cond } => {
+            if !holds(cond) {
+                return Ok(Err(()));
+            }
+            let mut item = old.cloned().unwrap_or_else(|| key.item());
+            apply_updates(&mut item, ops)?;
+            Ok(Ok(Some(item)))
+        }
+        Write::Delete { cond, .. } => Ok(holds(cond).then_some(None).ok_or(())),
+        Write::Check { cond, .. } => Ok(eval_cond(cond, old).then(|| old.cloned()).ok_or(())),
     }
 }
 
@@ -164,12 +316,14 @@ fn index_key(index: Index, item: &Item) -> Result<Option<Vec<u8>>, StoreError> {
     if index == Index::Table {
         return table_key(&key).map(Some);
     }
-    Ok(Some(encode(&[
-        check_part(ip)?,
-        check_part(is)?,
-        check_part(&key.pk)?,
-        check_part(&key.sk)?,
-    ])))
+    Ok(Some(encode(&[check_part(ip)?, check_part(is)?, check_part(&key.pk)?, check_part(&key.sk)?])))
+}
+
+/// The table key an index entry points at (its last two parts).
+fn table_key_of_entry(entry: &[u8]) -> Option<Vec<u8>> {
+    let mut seps = entry.iter().enumerate().filter(|(_, b)| **b == 0).map(|(i, _)| i);
+    let second = seps.nth(1)?;
+    Some(entry[second + 1..].to_vec())
 }
 
 /// Items are stored in postcard's compact binary form (no escaping of the JSON records
@@ -182,140 +336,8 @@ fn encode_item(item: &Item) -> Result<Vec<u8>, StoreError> {
     postcard::to_stdvec(item).map_err(backend)
 }
 
-type WriteTables<'a> = [redb::Table<'a, &'static [u8], &'static [u8]>; 3];
-
-fn read_item(tables: &WriteTables<'_>, key: &Key) -> Result<Option<Item>, StoreError> {
-    let k = table_key(key)?;
-    match tables[0].get(k.as_slice()).map_err(backend)? {
-        Some(v) => decode_item(v.value()).map(Some),
-        None => Ok(None),
-    }
-}
-
-fn store_item(
-    tables: &mut WriteTables<'_>,
-    key: &Key,
-    old: Option<&Item>,
-    new: Option<&Item>,
-) -> Result<(), StoreError> {
-    for (slot, index) in [(1, Index::Gsi1), (2, Index::Gsi2)] {
-        if let Some(old) = old {
-            if let Some(k) = index_key(index, old)? {
-                tables[slot].remove(k.as_slice()).map_err(backend)?;
-            }
-        }
-        if let Some(new) = new {
-            if let Some(k) = index_key(index, new)? {
-                tables[slot].insert(k.as_slice(), &[][..]).map_err(backend)?;
-            }
-        }
-    }
-    let k = table_key(key)?;
-    match new {
-        Some(item) => {
-            let bytes = encode_item(item)?;
-            tables[0].insert(k.as_slice(), bytes.as_slice()).map_err(backend)?;
-        }
-        None => {
-            tables[0].remove(k.as_slice()).map_err(backend)?;
-        }
-    }
-    Ok(())
-}
-
-/// What one job answers.
-type JobResult = Result<Option<Item>, StoreError>;
-
-/// Applies one job's writes inside the batch transaction: all of them, or none when a check
-/// fails (the inner error, for this job alone). The outer error is a storage failure while
-/// writing, which aborts the whole batch.
-fn apply_job(tables: &mut WriteTables<'_>, writes: &[Write], returning: bool) -> Result<JobResult, StoreError> {
-    let checked = (|| {
-        if writes.is_empty() || writes.len() > MAX_TRANSACTION_WRITES {
-            return Err(StoreError::Backend(format!(
-                "{} writes in one transaction",
-                writes.len()
-            )));
-        }
-        for w in writes {
-            super::validate_write(w)?;
-        }
-        let keys: Vec<Key> = writes
-            .iter()
-            .map(|w| w.key().ok_or_else(|| StoreError::Backend("write without key".into())))
-            .collect::<Result<_, _>>()?;
-        let mut sorted = keys.clone();
-        sorted.sort();
-        sorted.dedup();
-        if sorted.len() != keys.len() {
-            return Err(StoreError::Backend("two writes on one key in a transaction".into()));
-        }
-        let mut planned = Vec::with_capacity(writes.len());
-        for (i, (w, key)) in writes.iter().zip(keys).enumerate() {
-            let old = read_item(tables, &key)?;
-            let new = apply(w, old.as_ref())?.map_err(|()| StoreError::ConditionFailed {
-                index: (writes.len() > 1).then_some(i),
-            })?;
-            planned.push((key, old, new));
-        }
-        Ok(planned)
-    })();
-    let planned = match checked {
-        Ok(p) => p,
-        Err(e) => return Ok(Err(e)),
-    };
-    let mut last = None;
-    for (key, old, new) in planned {
-        if old != new {
-            store_item(tables, &key, old.as_ref(), new.as_ref())?;
-        }
-        last = new;
-    }
-    Ok(Ok(if returning { last } else { None }))
-}
-
-/// The item after applying `w` to `old`, or the failed condition.
-/// The item after applying `w` to `old`: `Ok(Err(()))` when its condition fails.
-fn apply(w: &Write, old: Option<&Item>) -> Result<Result<Option<Item>, ()>, StoreError> {
-    let holds = |c: &Option<Cond>| c.as_ref().is_none_or(|c| eval_cond(c, old));
-    match w {
-        Write::Put { item, cond } => Ok(holds(cond).then(|| Some(item.clone())).ok_or(())),
-        Write::Update { key, ops, cond } => {
-            if !holds(cond) {
-                return Ok(Err(()));
-            }
-            let mut item = old.cloned().unwrap_or_else(|| key.item());
-            apply_updates(&mut item, ops)?;
-            Ok(Ok(Some(item)))
-        }
-        Write::Delete { cond, .. } => Ok(holds(cond).then_some(None).ok_or(())),
-        Write::Check { cond, .. } => Ok(eval_cond(cond, old).then(|| old.cloned()).ok_or(())),
-    }
-}
-
 impl EmbeddedStore {
-    async fn submit(&self, writes: Vec<Write>, returning: bool) -> Result<Option<Item>, StoreError> {
-        let (done, answer) = oneshot::channel();
-        self.jobs
-            .send(Job {
-                writes,
-                returning,
-                done,
-            })
-            .map_err(|_| StoreError::Backend("the committer has stopped".into()))?;
-        answer
-            .await
-            .map_err(|_| StoreError::Backend("the committer has stopped".into()))?
-    }
-
     fn query_sync(&self, q: &Query) -> Result<Page, StoreError> {
-        let tx = self.db.begin_read().map_err(backend)?;
-        let items = tx.open_table(ITEMS).map_err(backend)?;
-        let table = match q.index {
-            Index::Table => None,
-            Index::Gsi1 => Some(tx.open_table(GSI1).map_err(backend)?),
-            Index::Gsi2 => Some(tx.open_table(GSI2).map_err(backend)?),
-        };
         let pk = check_part(&q.pk)?;
         let mut lo = encode(&[pk, ""]);
         let mut hi = encode(&[pk, "\u{10FFFF}"]);
@@ -348,48 +370,34 @@ impl EmbeddedStore {
             return Ok(page);
         }
         let limit = q.limit.max(1) as usize;
-        let source = table.as_ref().unwrap_or(&items);
-        let range = source.range(lo.as_slice()..hi.as_slice()).map_err(backend)?;
-        let mut visit = |entry: RangeEntry<'_>| -> Result<bool, StoreError> {
-            let (k, v) = entry.map_err(backend)?;
-            let item = if table.is_some() {
-                let raw = k.value();
-                let parts: Vec<&[u8]> = raw.split(|b| *b == 0).collect();
-                let [_, _, p, s] = parts.as_slice() else {
-                    return Err(StoreError::Backend("corrupt index entry".into()));
-                };
-                let key = encode(&[
-                    std::str::from_utf8(p).map_err(backend)?,
-                    std::str::from_utf8(s).map_err(backend)?,
-                ]);
-                let stored = items
-                    .get(key.as_slice())
-                    .map_err(backend)?
-                    .ok_or_else(|| StoreError::Backend("dangling index entry".into()))?;
-                decode_item(stored.value())?
-            } else {
-                decode_item(v.value())?
-            };
-            page.items.push(item);
-            Ok(page.items.len() < limit)
-        };
-        let mut more = false;
-        if q.forward {
-            for e in range {
-                if !visit(e)? {
-                    more = true;
-                    break;
+        let mirror = self.read();
+        let range = (Bound::Included(lo), Bound::Excluded(hi));
+        let keys: Box<dyn Iterator<Item = Vec<u8>>> = match mirror.index(q.index) {
+            None => {
+                let it = mirror.items.range::<Vec<u8>, _>(range).map(|(k, _)| k);
+                if q.forward {
+                    Box::new(it.cloned())
+                } else {
+                    Box::new(it.rev().cloned())
                 }
             }
-        } else {
-            for e in range.rev() {
-                if !visit(e)? {
-                    more = true;
-                    break;
+            Some(set) => {
+                let it = set.range::<Vec<u8>, _>(range).filter_map(|e| table_key_of_entry(e));
+                if q.forward {
+                    Box::new(it)
+                } else {
+                    Box::new(it.rev())
                 }
+            }
+        };
+        for k in keys {
+            let item = mirror.items.get(&k).ok_or_else(|| StoreError::Backend("dangling index entry".into()))?;
+            page.items.push(item.clone());
+            if page.items.len() == limit {
+                break;
             }
         }
-        if more {
+        if page.items.len() == limit {
             page.next = page.items.last().map(|last| last_key(q.index, last));
         }
         Ok(page)
@@ -411,13 +419,8 @@ pub(crate) fn last_key(index: Index, item: &Item) -> Item {
 impl Store for EmbeddedStore {
     async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
         self.count();
-        let tx = self.db.begin_read().map_err(backend)?;
-        let items = tx.open_table(ITEMS).map_err(backend)?;
         let k = table_key(key)?;
-        match items.get(k.as_slice()).map_err(backend)? {
-            Some(v) => decode_item(v.value()).map(Some),
-            None => Ok(None),
-        }
+        Ok(self.read().items.get(&k).cloned())
     }
 
     async fn write(&self, writes: Vec<Write>) -> Result<(), StoreError> {
@@ -427,14 +430,8 @@ impl Store for EmbeddedStore {
 
     async fn update(&self, key: &Key, ops: Vec<Update>, cond: Option<Cond>) -> Result<Item, StoreError> {
         self.count();
-        let w = Write::Update {
-            key: key.clone(),
-            ops,
-            cond,
-        };
-        self.submit(vec![w], true)
-            .await?
-            .ok_or_else(|| StoreError::Backend("update produced no item".into()))
+        let w = Write::Update { key: key.clone(), ops, cond };
+        self.submit(vec![w], true).await?.ok_or_else(|| StoreError::Backend("update produced no item".into()))
     }
 
     async fn query(&self, q: &Query) -> Result<Page, StoreError> {
