@@ -57,7 +57,11 @@ impl Mirror {
             None => self.items.remove(&key),
         };
         for index in [Index::Gsi1, Index::Gsi2] {
-            let set = if index == Index::Gsi1 { &mut self.gsi1 } else { &mut self.gsi2 };
+            let set = if index == Index::Gsi1 {
+                &mut self.gsi1
+            } else {
+                &mut self.gsi2
+            };
             if let Some(k) = old.as_ref().map(|o| index_key(index, o)).transpose()?.flatten() {
                 set.remove(&k);
             }
@@ -124,7 +128,11 @@ impl EmbeddedStore {
             .name("embedded-store-commit".into())
             .spawn(move || committer(db, committer_mirror, rx))
             .map_err(backend)?;
-        Ok(EmbeddedStore { mirror, jobs, requests: AtomicU64::new(0) })
+        Ok(EmbeddedStore {
+            mirror,
+            jobs,
+            requests: AtomicU64::new(0),
+        })
     }
 
     fn count(&self) {
@@ -138,7 +146,13 @@ impl EmbeddedStore {
     async fn submit(&self, writes: Vec<Write>, returning: bool) -> JobResult {
         let (done, answer) = oneshot::channel();
         let stopped = || StoreError::Backend("the committer has stopped".into());
-        self.jobs.send(Job { writes, returning, done }).map_err(|_| stopped())?;
+        self.jobs
+            .send(Job {
+                writes,
+                returning,
+                done,
+            })
+            .map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
     }
 }
@@ -208,7 +222,9 @@ fn commit_batch(db: &Database, mirror: &RwLock<Mirror>, batch: &[Job]) -> Vec<Jo
             for key in &order {
                 match &changes[key] {
                     Some(item) => {
-                        items.insert(key.as_slice(), encode_item(item)?.as_slice()).map_err(backend)?;
+                        items
+                            .insert(key.as_slice(), encode_item(item)?.as_slice())
+                            .map_err(backend)?;
                     }
                     None => {
                         items.remove(key.as_slice()).map_err(backend)?;
@@ -237,7 +253,10 @@ type Plan = (Vec<(Vec<u8>, Option<Item>)>, Option<Item>);
 
 fn plan_job(writes: &[Write], read: impl Fn(&[u8]) -> Option<Item>) -> Result<Plan, StoreError> {
     if writes.is_empty() || writes.len() > MAX_TRANSACTION_WRITES {
-        return Err(StoreError::Backend(format!("{} writes in one transaction", writes.len())));
+        return Err(StoreError::Backend(format!(
+            "{} writes in one transaction",
+            writes.len()
+        )));
     }
     let mut keys: Vec<Vec<u8>> = Vec::with_capacity(writes.len());
     let mut planned = Vec::with_capacity(writes.len());
@@ -256,8 +275,9 @@ fn plan_job(writes: &[Write], read: impl Fn(&[u8]) -> Option<Item>) -> Result<Pl
             }
         }
         let old = read(&k);
-        let new = apply(w, old.as_ref())?
-            .map_err(|()| StoreError::ConditionFailed { index: (writes.len() > 1).then_some(i) })?;
+        let new = apply(w, old.as_ref())?.map_err(|()| StoreError::ConditionFailed {
+            index: (writes.len() > 1).then_some(i),
+        })?;
         last.clone_from(&new);
         if !matches!(w, Write::Check { .. }) && old != new {
             planned.push((k, new));
@@ -316,7 +336,12 @@ fn index_key(index: Index, item: &Item) -> Result<Option<Vec<u8>>, StoreError> {
     if index == Index::Table {
         return table_key(&key).map(Some);
     }
-    Ok(Some(encode(&[check_part(ip)?, check_part(is)?, check_part(&key.pk)?, check_part(&key.sk)?])))
+    Ok(Some(encode(&[
+        check_part(ip)?,
+        check_part(is)?,
+        check_part(&key.pk)?,
+        check_part(&key.sk)?,
+    ])))
 }
 
 /// The table key an index entry points at (its last two parts).
@@ -391,7 +416,10 @@ impl EmbeddedStore {
             }
         };
         for k in keys {
-            let item = mirror.items.get(&k).ok_or_else(|| StoreError::Backend("dangling index entry".into()))?;
+            let item = mirror
+                .items
+                .get(&k)
+                .ok_or_else(|| StoreError::Backend("dangling index entry".into()))?;
             page.items.push(item.clone());
             if page.items.len() == limit {
                 break;
@@ -430,8 +458,14 @@ impl Store for EmbeddedStore {
 
     async fn update(&self, key: &Key, ops: Vec<Update>, cond: Option<Cond>) -> Result<Item, StoreError> {
         self.count();
-        let w = Write::Update { key: key.clone(), ops, cond };
-        self.submit(vec![w], true).await?.ok_or_else(|| StoreError::Backend("update produced no item".into()))
+        let w = Write::Update {
+            key: key.clone(),
+            ops,
+            cond,
+        };
+        self.submit(vec![w], true)
+            .await?
+            .ok_or_else(|| StoreError::Backend("update produced no item".into()))
     }
 
     async fn query(&self, q: &Query) -> Result<Page, StoreError> {
