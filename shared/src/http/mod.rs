@@ -76,7 +76,14 @@ impl App {
     pub async fn handle(self: &Arc<Self>, req: RawRequest) -> Handled {
         let request_id = crate::ids::unique();
         let path = req.path.strip_prefix(LEGACY_PREFIX).unwrap_or(&req.path).to_owned();
-        let span = tracing::info_span!("request", %request_id, method = %req.method, %path, operation = tracing::field::Empty, client = tracing::field::Empty);
+        // Operation and client are recorded once known; the path is left out of the span
+        // (the operation names the route) to keep the per-request cost down.
+        let span = tracing::info_span!(
+            "request",
+            request_id = request_id.as_str(),
+            operation = tracing::field::Empty,
+            client = tracing::field::Empty
+        );
         async {
             if path.starts_with("/operator/") || path == "/operator" {
                 let response = crate::operator::handle(self, &req, &path).await;
@@ -172,7 +179,6 @@ impl App {
         let (handler, pii, params): (Handler, PiiLevel, Params) = match matched {
             Matched::Method { name, handler } => {
                 operation = Arc::from(name);
-                tracing::Span::current().record("operation", name);
                 if !client.may_call(name) {
                     return Err(ApiError::MethodNotAuthorized(name.to_owned()));
                 }
@@ -197,6 +203,7 @@ impl App {
         if let Some(e) = body_err {
             return Err(e);
         }
+        tracing::Span::current().record("operation", &*operation);
         let ctx = Ctx {
             app: self.clone(),
             client,
