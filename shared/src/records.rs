@@ -245,3 +245,15 @@ pub async fn list<R: Record>(
         offset: q.offset,
     })
 }
+
+/// A record of the caller that is not deleted, or the error `missing` gives.
+pub async fn live<R: Record>(
+    ctx: &crate::Ctx,
+    id: &str,
+    missing: impl FnOnce() -> ApiError,
+) -> Result<Stored<R>, ApiError> {
+    match load::<R>(ctx.store(), ctx.client_id(), id).await? {
+        Some(s) if !s.rec.deleted() => Ok(s),
+        _ => Err(missing()),
+    }
+}

@@ -247,10 +247,7 @@ pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 }
 
 async fn load_live(ctx: &Ctx, id: &str) -> Result<records::Stored<Account>, ApiError> {
-    match records::load::<Account>(ctx.store(), ctx.client_id(), id).await? {
-        Some(s) if !s.rec.deleted() => Ok(s),
-        _ => Err(ApiError::not_found(format!("Account {id} not found"))),
-    }
+    records::live::<Account>(ctx, id, || ApiError::not_found(format!("Account {id} not found"))).await
 }
 
 /// `GET /v3/accounts/{accountId}`.
@@ -358,10 +355,7 @@ pub fn no_account() -> ApiError {
 /// An account of the caller that is not deleted, archived or not (reads show an archived
 /// account with `accountstatus` `Archived`), or `148`.
 pub async fn existing_account(ctx: &Ctx, id: &str) -> Result<records::Stored<Account>, ApiError> {
-    match records::load::<Account>(ctx.store(), ctx.client_id(), id).await? {
-        Some(s) if !s.rec.deleted() => Ok(s),
-        _ => Err(no_account()),
-    }
+    records::live::<Account>(ctx, id, no_account).await
 }
 
 /// A record value as webhook text: strings as they are, booleans `1`/`0`, null omitted.

@@ -7,7 +7,7 @@ use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::model::{validate, Entity};
-use shared::records::{self, Record};
+use shared::records;
 use shared::webhooks::Event;
 use shared::{insert_array, ApiError, Ctx, Params, Reply};
 use shared::{op, Routes};
@@ -171,10 +171,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 
 /// A live entity of the caller, or `198`.
 pub async fn live_entity(ctx: &Ctx, id: &str) -> Result<records::Stored<Entity>, ApiError> {
-    match records::load::<Entity>(ctx.store(), ctx.client_id(), id).await? {
-        Some(s) if !s.rec.deleted() => Ok(s),
-        _ => Err(ApiError::coded("198", "Party does not exist")),
-    }
+    records::live::<Entity>(ctx, id, || ApiError::coded("198", "Party does not exist")).await
 }
 
 /// `POST /v3/getEntity`: `entityDetails`, an array of the one record (`KYCstatus` casing).

@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::model::link::{account_link_ids, pair_key, primary_key, LINK_TYPES, RELATED_TYPES};
-use shared::model::{Entity, Link};
+use shared::model::Link;
 use shared::records::{self, Record};
 use shared::store::{Cond, StoreError, Val, Write};
 use shared::webhooks::Event;
@@ -58,10 +58,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     match related_type {
         "Account" => live_account(&ctx, &related).await.map(drop)?,
         "IndivACParty" => live_party(&ctx, &related).await.map(drop)?,
-        _ => match records::load::<Entity>(ctx.store(), ctx.client_id(), &related).await? {
-            Some(s) if !s.rec.deleted() => {}
-            _ => return Err(ApiError::coded("198", "Party does not exist")),
-        },
+        _ => crate::entities::live_entity(&ctx, &related).await.map(drop)?,
     }
     if first == related {
         return Err(ApiError::coded_http(
@@ -128,10 +125,7 @@ async fn live_link(ctx: &Ctx, p: &Params) -> Result<records::Stored<Link>, ApiEr
     if id.trim().parse::<u64>().is_err() {
         return Err(ApiError::invalid("id", "Numeric values only"));
     }
-    match records::load::<Link>(ctx.store(), ctx.client_id(), id.trim()).await? {
-        Some(s) if !s.rec.deleted() => Ok(s),
-        _ => Err(ApiError::coded("404", "Link does not exist")),
-    }
+    records::live::<Link>(ctx, id.trim(), || ApiError::coded("404", "Link does not exist")).await
 }
 
 /// `POST /v3/getLink`.

@@ -8,7 +8,7 @@ use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::model::validate;
 use shared::model::{Entity, Party};
-use shared::records::{self, Record};
+use shared::records;
 use shared::webhooks::Event;
 use shared::{insert_array, ApiError, Ctx, Params, Reply};
 use shared::{op, Routes};
@@ -244,10 +244,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 
 /// A live individual party of the caller, or `198`.
 pub async fn live_party(ctx: &Ctx, id: &str) -> Result<records::Stored<Party>, ApiError> {
-    match records::load::<Party>(ctx.store(), ctx.client_id(), id).await? {
-        Some(s) if !s.rec.deleted() => Ok(s),
-        _ => Err(ApiError::coded("198", "Party does not exist")),
-    }
+    records::live::<Party>(ctx, id, || ApiError::coded("198", "Party does not exist")).await
 }
 
 /// `POST /v3/getParty`: `partyDetails`, an array of the one record (`kycStatus` casing,
@@ -383,10 +380,8 @@ pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `GET /v3/parties/{partyId}`: one party, `1404` when unknown or deleted.
 pub async fn read(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
-    match records::load::<Party>(ctx.store(), ctx.client_id(), &id).await? {
-        Some(s) if !s.rec.deleted() => Ok(Reply::ok().with("party", s.rec.view(ctx.pii))),
-        _ => Err(ApiError::not_found(format!("Party {id} not found"))),
-    }
+    let s = records::live::<Party>(&ctx, &id, || ApiError::not_found(format!("Party {id} not found"))).await?;
+    Ok(Reply::ok().with("party", s.rec.view(ctx.pii)))
 }
 
 /// The individual parties routes.
