@@ -99,6 +99,34 @@ async fn scenario(env: Vec<(&str, String)>) {
     let got = hook.next(5).await.expect("webhook delivered by the local API");
     assert_eq!(got.body, format!("partyId={id}&KYCstatus=&AMLstatus="));
 
+    // Bodies over 1 MiB are refused with 413 before anything is parsed or written.
+    let big = format!("{form}&notes={}", "x".repeat(1 << 20));
+    let resp = http
+        .put(format!("{}/v3/createParty", server.base))
+        .header("authorization", &auth)
+        .body(big)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 413);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["statusCode"], "106");
+    // Invalid UTF-8 over real HTTP is a clean 106, not a failure.
+    let resp = http
+        .put(format!("{}/v3/createParty", server.base))
+        .header("authorization", &auth)
+        .body(vec![b'f', b'=', 0xff, 0xfe])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            resp.status().as_u16(),
+            resp.json::<Value>().await.unwrap()["statusCode"].clone()
+        ),
+        (404, json!("106"))
+    );
+
     // The data outlives the process.
     drop(server);
     let server = start(&env).await;
