@@ -17,6 +17,7 @@ pub mod logging;
 pub mod mask;
 pub mod model;
 pub mod operator;
+pub mod providers;
 pub mod queue;
 pub mod records;
 pub mod store;

@@ -3,6 +3,7 @@
 mod accounts_ops;
 mod costs;
 mod fixtures;
+mod kyc;
 mod links;
 mod lists;
 mod parties_accounts;

@@ -5,6 +5,7 @@ mod accounts;
 mod archive;
 mod entities;
 mod entity_supp;
+mod kyc;
 mod links;
 mod notes;
 mod parties;
@@ -24,4 +25,5 @@ pub fn routes() -> Routes {
         .merge(links::routes())
         .merge(notes::routes())
         .merge(suitability::routes())
+        .merge(kyc::routes())
 }

@@ -4,6 +4,7 @@
 pub mod account;
 pub mod entity_supp;
 pub mod flags;
+pub mod kyc;
 pub mod link;
 pub mod note;
 pub mod party;

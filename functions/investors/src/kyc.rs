@@ -1,0 +1,524 @@
+//! KYC/AML: performKycAml, performKycAmlBasic, performAml, updateKycAml, getKycAml,
+//! getKycAmlResponse, requestKycAml and deleteKycAml, on individual parties (`P…`) and
+//! entities (`E…`), through the [`KycProvider`] port (the deterministic sandbox provider).
+//! Shapes and sandbox rules: `docs/investors-kyc.md`.
+
+use serde_json::{json, Map, Value};
+use shared::model::kyc::{
+    BillingEntry, CheckResponse, CheckType, KycRecord, KycRequest, Session, ANSWER_WINDOW_SECS, REPORT, REQUEST,
+};
+use shared::model::{Entity, Party};
+use shared::providers::kyc::{KycProvider, SandboxKyc, Subject, Verdict};
+use shared::records::{self, Stored};
+use shared::store::{StoreError, Write};
+use shared::webhooks::Event;
+use shared::{op, Routes};
+use shared::{ApiError, Ctx, Environment, Params, Reply};
+
+use crate::accounts::live_account;
+use crate::entities::live_entity;
+use crate::parties::live_party;
+
+const AUTO_APPROVED: &str = "Auto Approved";
+const DISAPPROVED: &str = "Disapproved";
+const PENDING: &str = "Pending";
+
+/// The provider every check goes to. The sandbox provider in every environment until a
+/// production provider is configured here.
+fn provider() -> &'static dyn KycProvider {
+    static SANDBOX: SandboxKyc = SandboxKyc;
+    &SANDBOX
+}
+
+/// The `1…` code of updateKycAml when the provider gives neither pass nor fail (unknown,
+/// expired or already used `idNumber`): HTTP 404.
+fn no_question_set() -> ApiError {
+    ApiError::coded_http(
+        "1404",
+        404,
+        "KYC question set not found or expired: run performKycAml again",
+    )
+}
+
+/// A live party or entity of the caller.
+enum Target {
+    Party(Box<Stored<Party>>),
+    Entity(Box<Stored<Entity>>),
+}
+
+impl Target {
+    /// `E…` is an entity, anything else an individual party; unknown, deleted or another
+    /// client's: `198`.
+    async fn load(ctx: &Ctx, id: &str) -> Result<Target, ApiError> {
+        if id.starts_with('E') {
+            Ok(Target::Entity(Box::new(live_entity(ctx, id).await?)))
+        } else {
+            Ok(Target::Party(Box::new(live_party(ctx, id).await?)))
+        }
+    }
+
+    fn id(&self) -> &str {
+        match self {
+            Target::Party(s) => &s.rec.id,
+            Target::Entity(s) => &s.rec.id,
+        }
+    }
+
+    fn is_entity(&self) -> bool {
+        matches!(self, Target::Entity(_))
+    }
+
+    /// (kycStatus, amlStatus, amlDate) as stored.
+    fn statuses(&self) -> (&str, &str, &str) {
+        match self {
+            Target::Party(s) => (&s.rec.kyc_status, &s.rec.aml_status, &s.rec.aml_date),
+            Target::Entity(s) => (&s.rec.kyc_status, &s.rec.aml_status, &s.rec.aml_date),
+        }
+    }
+
+    fn subject(&self) -> Subject {
+        match self {
+            Target::Party(s) => {
+                let r = &s.rec;
+                Subject {
+                    id: r.id.clone(),
+                    entity: false,
+                    first_name: r.first_name.clone(),
+                    last_name: r.last_name.clone(),
+                    ssn: r.ssn.clone(),
+                    dob: r.dob.clone(),
+                    city: r.prim_city.clone(),
+                    state: r.prim_state.clone(),
+                    zip: r.prim_zip.clone(),
+                    country: r.prim_country.clone(),
+                    ..Subject::default()
+                }
+            }
+            Target::Entity(s) => {
+                let r = &s.rec;
+                Subject {
+                    id: r.id.clone(),
+                    entity: true,
+                    entity_name: r.entity_name.clone(),
+                    ein: r.ein.clone(),
+                    city: r.prim_city.clone(),
+                    state: r.prim_state.clone(),
+                    zip: r.prim_zip.clone(),
+                    country: r.prim_country.clone(),
+                    ..Subject::default()
+                }
+            }
+        }
+    }
+
+    /// The versioned write of new statuses: `kyc` when given, `aml` (status, date) when given.
+    fn set_statuses(&self, ctx: &Ctx, kyc: Option<&str>, aml: Option<(&str, &str)>) -> Result<Vec<Write>, ApiError> {
+        let now = ctx.now();
+        match self {
+            Target::Party(s) => {
+                let mut r = s.rec.clone();
+                if let Some(k) = kyc {
+                    r.kyc_status = k.to_owned();
+                }
+                if let Some((a, d)) = aml {
+                    r.aml_status = a.to_owned();
+                    r.aml_date = d.to_owned();
+                }
+                r.updated = now;
+                records::replace(ctx.client_id(), s, &r)
+            }
+            Target::Entity(s) => {
+                let mut r = s.rec.clone();
+                if let Some(k) = kyc {
+                    r.kyc_status = k.to_owned();
+                }
+                if let Some((a, d)) = aml {
+                    r.aml_status = a.to_owned();
+                    r.aml_date = d.to_owned();
+                }
+                r.updated = now;
+                records::replace(ctx.client_id(), s, &r)
+            }
+        }
+    }
+}
+
+/// The writes that store `after` as the party's KYC record (`before` as read, if any).
+fn kyc_writes(ctx: &Ctx, before: Option<&Stored<KycRecord>>, after: &KycRecord) -> Result<Vec<Write>, ApiError> {
+    match before {
+        Some(b) => records::replace(ctx.client_id(), b, after),
+        None => records::insert(ctx.client_id(), after),
+    }
+}
+
+/// The KYC record to update: the stored one (revived when deleted) or a new one.
+fn kyc_base(ctx: &Ctx, id: &str, before: Option<&Stored<KycRecord>>) -> KycRecord {
+    let now = ctx.now();
+    let mut rec = match before {
+        Some(b) if !b.rec.deleted => b.rec.clone(),
+        _ => KycRecord {
+            id: id.to_owned(),
+            created: now.clone(),
+            ..KycRecord::default()
+        },
+    };
+    rec.deleted = false;
+    rec.updated = now;
+    rec
+}
+
+/// A billing entry of a billed operation: written in production only (sandbox calls are
+/// not billed, part 1).
+fn billing(ctx: &Ctx, operation: &str, subject: &str, reference: &str) -> Result<Vec<Write>, ApiError> {
+    if ctx.app.env != Environment::Production {
+        return Ok(Vec::new());
+    }
+    let created = ctx.now();
+    let entry = BillingEntry {
+        id: format!("{created}#{}", shared::ids::unique()),
+        operation: operation.to_owned(),
+        subject_id: subject.to_owned(),
+        reference: reference.to_owned(),
+        deleted: false,
+        created,
+    };
+    records::insert(ctx.client_id(), &entry)
+}
+
+/// Reads the party and its KYC record, plans the writes, and commits them; a concurrent
+/// change (a failed version check) makes it read again and re-plan, a few times.
+async fn commit_retrying<T>(
+    ctx: &Ctx,
+    id: &str,
+    mut plan: impl FnMut(&Target, Option<&Stored<KycRecord>>) -> Result<(Vec<Write>, Vec<Event>, T), ApiError>,
+) -> Result<T, ApiError> {
+    for _ in 0..5 {
+        let target = Target::load(ctx, id).await?;
+        let kyc = records::load::<KycRecord>(ctx.store(), ctx.client_id(), id).await?;
+        let (writes, events, out) = plan(&target, kyc.as_ref())?;
+        match ctx.commit(writes, events).await {
+            Ok(()) => return Ok(out),
+            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(ApiError::Internal(String::new()))
+}
+
+/// A new reference number for the provider.
+async fn reference(ctx: &Ctx) -> Result<u64, ApiError> {
+    ctx.next_id(REPORT)
+        .await?
+        .parse()
+        .map_err(|_| ApiError::Internal(String::new()))
+}
+
+fn aml_date(ctx: &Ctx) -> String {
+    ctx.app.clock.now().format("%m-%d-%Y").to_string()
+}
+
+/// performKycAml (`questions`) and performKycAmlBasic.
+async fn perform_kyc(ctx: Ctx, p: Params, method: &'static str, questions: bool) -> Result<Reply, ApiError> {
+    let id = p.req(&["partyId"])?;
+    let target = Target::load(&ctx, &id).await?;
+    let subject = target.subject();
+    let report = provider().kyc(&subject, questions, reference(&ctx).await?).await;
+    let aml_status = if report.aml.matched { DISAPPROVED } else { AUTO_APPROVED };
+    let id_present = if target.is_entity() {
+        !subject.ein.trim().is_empty()
+    } else {
+        !subject.ssn.trim().is_empty()
+    };
+    let kyc_status = if report.aml.matched {
+        DISAPPROVED
+    } else if !report.questions.is_empty() || !id_present {
+        PENDING
+    } else {
+        AUTO_APPROVED
+    };
+    let mut body = Map::new();
+    if target.is_entity() {
+        body.insert("AML SCORE".into(), report.aml.score_value());
+    } else {
+        body.insert("kyc".into(), json!({ "response": report.response() }));
+    }
+    body.insert("kycstatus".into(), Value::from(kyc_status));
+    body.insert("amlstatus".into(), Value::from(aml_status));
+    let date = aml_date(&ctx);
+    let created_at = ctx.now();
+    let expires = ctx.app.clock.now().timestamp_millis() + ANSWER_WINDOW_SECS * 1000;
+    let check = if questions {
+        CheckType::Enhanced
+    } else {
+        CheckType::Basic
+    };
+    let body = commit_retrying(&ctx, &id, |target, before| {
+        let mut writes = target.set_statuses(&ctx, Some(kyc_status), Some((aml_status, &date)))?;
+        let mut rec = kyc_base(&ctx, target.id(), before);
+        rec.set(
+            check,
+            CheckResponse {
+                created_at: created_at.clone(),
+                report_id: report.id_number.clone(),
+                response: Value::Object(body.clone()),
+            },
+        );
+        if questions {
+            rec.session = (!report.questions.is_empty()).then(|| Session {
+                id_number: report.id_number.clone(),
+                expires,
+                questions: report.questions.clone(),
+            });
+        }
+        writes.extend(kyc_writes(&ctx, before, &rec)?);
+        writes.extend(billing(&ctx, method, target.id(), &report.id_number)?);
+        let event = Event::new(method)
+            .field("partyId", target.id().to_owned())
+            .field("kycstatus", kyc_status.to_owned())
+            .field("amlstatus", aml_status.to_owned());
+        Ok((writes, vec![event], body.clone()))
+    })
+    .await?;
+    Ok(body.into_iter().fold(Reply::ok(), |r, (k, v)| r.with_value(&k, v)))
+}
+
+/// `POST /v3/performKycAml` (billed): an individual gets `kyc.response` with five questions,
+/// `kycstatus` `Pending` until updateKycAml passes; an entity gets `AML SCORE` instead.
+pub async fn perform_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    perform_kyc(ctx, p, "performKycAml", true).await
+}
+
+/// `POST /v3/performKycAmlBasic` (billed): performKycAml's shape without questions.
+pub async fn perform_kyc_aml_basic(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    perform_kyc(ctx, p, "performKycAmlBasic", false).await
+}
+
+/// The request's parameters as text, credentials left out (performAml's webhook).
+fn request_fields(p: &Params) -> Vec<(String, String)> {
+    p.map()
+        .iter()
+        .filter(|(k, _)| !k.eq_ignore_ascii_case("clientID") && !k.eq_ignore_ascii_case("developerAPIKey"))
+        .filter_map(|(k, v)| {
+            let text = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => if *b { "1" } else { "0" }.to_owned(),
+                _ => return None,
+            };
+            Some((k.clone(), text))
+        })
+        .collect()
+}
+
+/// `POST /v3/performAml` (billed): `partyDetails` = {`response` (the raw watch-list result),
+/// `amlStatus`}: `Auto Approved` without a match, `Disapproved` with one.
+pub async fn perform_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = p.req(&["partyId"])?;
+    let target = Target::load(&ctx, &id).await?;
+    let report = provider().aml(&target.subject(), reference(&ctx).await?).await;
+    let status = if report.matched { DISAPPROVED } else { AUTO_APPROVED };
+    let details = json!({"response": report.response(), "amlStatus": status});
+    let date = aml_date(&ctx);
+    let created_at = ctx.now();
+    let fields = request_fields(&p);
+    commit_retrying(&ctx, &id, |target, before| {
+        let mut writes = target.set_statuses(&ctx, None, Some((status, &date)))?;
+        let mut rec = kyc_base(&ctx, target.id(), before);
+        rec.set(
+            CheckType::AmlOnly,
+            CheckResponse {
+                created_at: created_at.clone(),
+                report_id: report.id_number.clone(),
+                response: json!({ "partyDetails": details }),
+            },
+        );
+        writes.extend(kyc_writes(&ctx, before, &rec)?);
+        writes.extend(billing(&ctx, "performAml", target.id(), &report.id_number)?);
+        let event = fields
+            .iter()
+            .fold(Event::new("performAml"), |e, (k, v)| e.field(k, v.clone()))
+            .field("apiMethodName", "performAml".to_owned())
+            .field("tblFields", "amlStatus,amlDate".to_owned())
+            .field("devPerms", "1".to_owned())
+            .field("amlStatus", status.to_owned())
+            .field("amlList", report.list.clone())
+            .field("amlScore", report.score.to_string())
+            .field("expected_id", report.id_number.clone())
+            .field(
+                "verificationResponse",
+                report.response()["results"]["message"].as_str().map(str::to_owned),
+            );
+        Ok((writes, vec![event], ()))
+    })
+    .await?;
+    Ok(Reply::ok().with_value("partyDetails", details))
+}
+
+/// `PUT /v3/updateKycAml`: the answers to performKycAml's questions. Three of five right
+/// within 600 s: the party's `kycStatus` becomes `Auto Approved`; fewer: HTTP 200 `145`
+/// (the question set is used up either way); an unknown, expired or used `idNumber`: HTTP
+/// 404 `1404`.
+pub async fn update_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = p.req(&["partyId"])?;
+    let count = p.req(&["noOfqns"])?;
+    let count: i64 = count
+        .trim()
+        .parse()
+        .map_err(|_| ApiError::invalid("noOfqns", "Numeric values only"))?;
+    let id_number = p.req(&["idNumber"])?;
+    let id_number: u64 = id_number
+        .trim()
+        .parse()
+        .map_err(|_| ApiError::invalid("idNumber", "Numeric values only"))?;
+    let mut answers = Vec::new();
+    for i in 1..=5 {
+        let t = p.req(&[&format!("type{i}")])?;
+        let a = p.req(&[&format!("qns{i}")])?;
+        answers.push((t, a));
+    }
+    if count != 5 {
+        return Err(ApiError::invalid("noOfqns", "must be 5"));
+    }
+    let id_number = id_number.to_string();
+    Target::load(&ctx, &id).await?;
+    let now_ms = ctx.app.clock.now().timestamp_millis();
+    let open = |before: Option<&Stored<KycRecord>>| -> Option<Session> {
+        before
+            .filter(|b| !b.rec.deleted)
+            .and_then(|b| b.rec.session.clone())
+            .filter(|s| s.id_number == id_number && now_ms <= s.expires)
+    };
+    let kyc = records::load::<KycRecord>(ctx.store(), ctx.client_id(), &id).await?;
+    let session = open(kyc.as_ref()).ok_or_else(no_question_set)?;
+    let verdict = provider().verify(&session.questions, &answers).await;
+    if let Verdict::Undetermined { .. } = verdict {
+        return Err(no_question_set());
+    }
+    let passed = matches!(verdict, Verdict::Pass { .. });
+    commit_retrying(&ctx, &id, |target, before| {
+        let Some(b) = before.filter(|_| open(before).is_some()) else {
+            return Err(no_question_set());
+        };
+        let mut rec = b.rec.clone();
+        rec.session = None;
+        rec.updated = ctx.now();
+        let mut writes = records::replace(ctx.client_id(), b, &rec)?;
+        let mut events = Vec::new();
+        if passed {
+            writes.extend(target.set_statuses(&ctx, Some(AUTO_APPROVED), None)?);
+            events.push(
+                Event::new("updateKycAml")
+                    .field("partyId", target.id().to_owned())
+                    .field("kycStatus", AUTO_APPROVED.to_owned()),
+            );
+        }
+        Ok((writes, events, ()))
+    })
+    .await?;
+    match verdict {
+        Verdict::Pass { .. } => Ok(Reply::ok().with_value(
+            "Financial investor details",
+            json!({"partyId": id, "kycStatus": AUTO_APPROVED}),
+        )),
+        Verdict::Fail { message } | Verdict::Undetermined { message } => Err(ApiError::coded_http("145", 200, message)),
+    }
+}
+
+/// `POST /v3/getKycAml`: the stored statuses only: `KYC Status` and `Party Status` =
+/// {`PartyID`, `AML status`, `AML date`}.
+pub async fn get_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = p.req(&["partyId"])?;
+    let target = Target::load(&ctx, &id).await?;
+    let (kyc, aml, date) = target.statuses();
+    Ok(Reply::ok().with_value("KYC Status", Value::from(kyc)).with_value(
+        "Party Status",
+        json!({"PartyID": target.id(), "AML status": aml, "AML date": date}),
+    ))
+}
+
+/// `POST /v3/getKycAmlResponse` (read-only, not billed): `partyId` and `type` (`Basic`,
+/// `Enhanced`, `AML Only`); `createdAt`, `reportId` (both `null` when no check of that type
+/// is recorded) and `kycamlDetails`, the stored response (`null` likewise).
+pub async fn get_kyc_aml_response(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = p.req(&["partyId"])?;
+    let raw = p.req(&["type"])?;
+    let check =
+        CheckType::parse(&raw).ok_or_else(|| ApiError::invalid("type", "must be Basic, Enhanced or AML Only"))?;
+    Target::load(&ctx, &id).await?;
+    let kyc = records::load::<KycRecord>(ctx.store(), ctx.client_id(), &id).await?;
+    let stored = kyc.as_ref().filter(|k| !k.rec.deleted).and_then(|k| k.rec.slot(check));
+    Ok(match stored {
+        Some(s) => Reply::ok()
+            .with_value("createdAt", Value::from(s.created_at.clone()))
+            .with_value("reportId", Value::from(s.report_id.clone()))
+            .with_value("kycamlDetails", s.response.clone()),
+        None => Reply::ok()
+            .with_value("createdAt", Value::Null)
+            .with_value("reportId", Value::Null)
+            .with_value("kycamlDetails", Value::Null),
+    })
+}
+
+/// `POST /v3/requestKycAml` (billed): a manual KYC/AML request for a party, entity or
+/// account (`investorId`), once per investor (a second is HTTP 400 `1400`);
+/// `requestDetails` = [{`investorId`, `requestId`}].
+pub async fn request_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = p.req(&["investorId"])?;
+    if id.starts_with('A') {
+        live_account(&ctx, &id).await?;
+    } else {
+        Target::load(&ctx, &id).await?;
+    }
+    let request = KycRequest {
+        id: id.clone(),
+        request_id: ctx.next_id(REQUEST).await?,
+        deleted: false,
+        created: ctx.now(),
+    };
+    let mut writes = records::insert(ctx.client_id(), &request)?;
+    writes.extend(billing(&ctx, "requestKycAml", &id, &request.request_id)?);
+    match ctx.commit(writes, Vec::new()).await {
+        Ok(()) => Ok(Reply::ok().with_value(
+            "requestDetails",
+            json!([{"investorId": id, "requestId": request.request_id}]),
+        )),
+        Err(StoreError::ConditionFailed { index: Some(0) }) => Err(ApiError::coded_http(
+            "1400",
+            400,
+            format!("A KYC/AML request already exists for {id}"),
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `POST /v3/deleteKycAml`: virtually deletes the party's stored KYC/AML responses and any
+/// open question set; the party's status fields stay as they are. Deleting what is not
+/// there answers `101` too.
+pub async fn delete_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = p.req(&["partyId"])?;
+    commit_retrying(&ctx, &id, |_, before| {
+        let Some(b) = before.filter(|b| !b.rec.deleted) else {
+            return Ok((Vec::new(), Vec::new(), ()));
+        };
+        let mut rec = b.rec.clone();
+        rec.deleted = true;
+        rec.session = None;
+        rec.updated = ctx.now();
+        Ok((records::replace(ctx.client_id(), b, &rec)?, Vec::new(), ()))
+    })
+    .await?;
+    Ok(Reply::ok().desc("KYC/AML record deleted successfully!"))
+}
+
+/// The KYC/AML routes.
+pub fn routes() -> Routes {
+    Routes::new()
+        .op("performKycAml", op!(perform_kyc_aml))
+        .op("performKycAmlBasic", op!(perform_kyc_aml_basic))
+        .op("performAml", op!(perform_aml))
+        .op("updateKycAml", op!(update_kyc_aml))
+        .op("getKycAml", op!(get_kyc_aml))
+        .op("getKycAmlResponse", op!(get_kyc_aml_response))
+        .op("requestKycAml", op!(request_kyc_aml))
+        .op("deleteKycAml", op!(delete_kyc_aml))
+}

@@ -1,0 +1,179 @@
+//! KYC/AML records: the latest provider response of each check type and the open question
+//! set of a party or entity (one record per party, keyed by its ID), the once-per-party
+//! manual requests (requestKycAml), and billing entries of billed checks in production.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::ids::IdKind;
+use crate::providers::kyc::Question;
+use crate::records::Record;
+
+/// Numbers handed to the provider as references (its sandbox uses them as report IDs).
+pub const REPORT: IdKind = IdKind {
+    counter: "kycreport",
+    prefix: "",
+    first: 3_000_000_000,
+};
+
+/// requestKycAml request IDs.
+pub const REQUEST: IdKind = IdKind {
+    counter: "kycrequest",
+    prefix: "",
+    first: 500_000,
+};
+
+/// Seconds the answers to the follow-up questions may take (part 1, Limits).
+pub const ANSWER_WINDOW_SECS: i64 = 600;
+
+/// The check types of getKycAmlResponse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckType {
+    /// performKycAmlBasic.
+    Basic,
+    /// performKycAml.
+    Enhanced,
+    /// performAml.
+    AmlOnly,
+}
+
+impl CheckType {
+    /// The `type` parameter value (`Basic`, `Enhanced`, `AML Only`; any case).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "basic" => Some(CheckType::Basic),
+            "enhanced" => Some(CheckType::Enhanced),
+            "aml only" => Some(CheckType::AmlOnly),
+            _ => None,
+        }
+    }
+}
+
+/// One stored provider response.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CheckResponse {
+    /// When the check ran (`YYYY-MM-DD HH:MM:SS`).
+    #[serde(rename = "createdAt")]
+    pub created_at: String,
+    /// The provider's report ID (`id-number`).
+    #[serde(rename = "reportId")]
+    pub report_id: String,
+    /// The response body as the check answered it (without the envelope).
+    pub response: Value,
+}
+
+/// An open set of follow-up questions.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Session {
+    #[serde(rename = "idNumber")]
+    pub id_number: String,
+    /// Unix milliseconds after which the answers are refused.
+    pub expires: i64,
+    pub questions: Vec<Question>,
+}
+
+/// The KYC/AML state of one party or entity.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct KycRecord {
+    #[serde(rename = "partyId")]
+    pub id: String,
+    pub basic: Option<CheckResponse>,
+    pub enhanced: Option<CheckResponse>,
+    pub aml: Option<CheckResponse>,
+    pub session: Option<Session>,
+    pub deleted: bool,
+    #[serde(rename = "createdDate")]
+    pub created: String,
+    #[serde(rename = "updatedDate")]
+    pub updated: String,
+}
+
+impl Record for KycRecord {
+    const KIND: &'static str = "KYC";
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn created(&self) -> &str {
+        &self.created
+    }
+    fn deleted(&self) -> bool {
+        self.deleted
+    }
+}
+
+impl KycRecord {
+    pub fn slot(&self, t: CheckType) -> Option<&CheckResponse> {
+        match t {
+            CheckType::Basic => self.basic.as_ref(),
+            CheckType::Enhanced => self.enhanced.as_ref(),
+            CheckType::AmlOnly => self.aml.as_ref(),
+        }
+    }
+
+    pub fn set(&mut self, t: CheckType, r: CheckResponse) {
+        match t {
+            CheckType::Basic => self.basic = Some(r),
+            CheckType::Enhanced => self.enhanced = Some(r),
+            CheckType::AmlOnly => self.aml = Some(r),
+        }
+    }
+}
+
+/// A manual KYC/AML request (requestKycAml), keyed by the investor ID: one per investor.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct KycRequest {
+    #[serde(rename = "investorId")]
+    pub id: String,
+    #[serde(rename = "requestId")]
+    pub request_id: String,
+    pub deleted: bool,
+    #[serde(rename = "createdDate")]
+    pub created: String,
+}
+
+impl Record for KycRequest {
+    const KIND: &'static str = "KYCREQUEST";
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn created(&self) -> &str {
+        &self.created
+    }
+    fn deleted(&self) -> bool {
+        self.deleted
+    }
+}
+
+/// A billing entry of a billed operation, written only in production.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BillingEntry {
+    /// A unique key: `<createdDate>#<unique>`.
+    pub id: String,
+    pub operation: String,
+    /// The party, entity or account the call was about.
+    #[serde(rename = "subjectId")]
+    pub subject_id: String,
+    /// The provider report ID or request ID.
+    pub reference: String,
+    pub deleted: bool,
+    #[serde(rename = "createdDate")]
+    pub created: String,
+}
+
+impl Record for BillingEntry {
+    const KIND: &'static str = "BILLING";
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn created(&self) -> &str {
+        &self.created
+    }
+    fn deleted(&self) -> bool {
+        self.deleted
+    }
+}

@@ -1,0 +1,4 @@
+//! Ports to outside verification providers, with the deterministic sandbox implementations
+//! the sandbox environment and the tests use.
+
+pub mod kyc;
