@@ -53,6 +53,15 @@ pub enum ApiError {
         desc: String,
         http: Option<u16>,
     },
+    /// A spec code whose body carries keys beside the envelope (`145` with
+    /// `verificationResponse`).
+    #[error("{desc}")]
+    CodedBody {
+        code: &'static str,
+        desc: String,
+        http: Option<u16>,
+        body: serde_json::Map<String, serde_json::Value>,
+    },
     /// A resource-style failure with an explicit HTTP status (`1400`, `1404`, `1422`, `239`).
     #[error("{desc}")]
     Resource {
@@ -107,7 +116,7 @@ impl ApiError {
             ApiError::ScopeMissing(_) => "1403",
             ApiError::Missing(_) | ApiError::Invalid { .. } => "106",
             ApiError::Malformed(_) | ApiError::TooLarge(_) => "106",
-            ApiError::Coded { code, .. } | ApiError::Resource { code, .. } => code,
+            ApiError::Coded { code, .. } | ApiError::CodedBody { code, .. } | ApiError::Resource { code, .. } => code,
             ApiError::Internal(_) => "1500",
         }
     }
@@ -128,7 +137,9 @@ impl ApiError {
             (ApiError::UnknownRoute(_), _) => 404,
             (ApiError::TooLarge(_), _) => 413,
             (ApiError::Internal(_), _) => 500,
-            (ApiError::Coded { http: Some(h), .. }, _) | (ApiError::Resource { http: h, .. }, _) => *h,
+            (ApiError::Coded { http: Some(h), .. }, _)
+            | (ApiError::CodedBody { http: Some(h), .. }, _)
+            | (ApiError::Resource { http: h, .. }, _) => *h,
             (_, Style::Method) => 404,
             (ApiError::InvalidCredentials, Style::Resource) => 401,
             (ApiError::FieldPermission(_), Style::Resource)
@@ -136,7 +147,7 @@ impl ApiError {
             | (ApiError::IpNotAllowed, Style::Resource)
             | (ApiError::ScopeMissing(_), Style::Resource) => 403,
             (ApiError::Missing(_) | ApiError::Invalid { .. } | ApiError::Malformed(_), Style::Resource) => 400,
-            (ApiError::Coded { .. }, Style::Resource) => 404,
+            (ApiError::Coded { .. } | ApiError::CodedBody { .. }, Style::Resource) => 404,
         }
     }
 

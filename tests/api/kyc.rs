@@ -140,6 +140,8 @@ both!(update_kyc_aml_wrong_answers_are_145, |t: TestApp| async move {
     let r = t.put("updateKycAml", &refs(&answers(&id, &n, 2))).await;
     assert_eq!((r.status, r.code()), (200, "145"), "{:?}", r.json);
     assert!(r.desc().contains("2 of 5"), "{}", r.desc());
+    assert_eq!(r.json["verificationResponse"]["result"], "Failed");
+    assert_eq!(r.json["verificationResponse"]["message"], r.desc());
     assert!(hook.next(2).await.is_none());
     assert_eq!(party_record(&t, &id).await["kycStatus"], "Pending");
     // A failed set is used up: the right answers now reach the 404 path.

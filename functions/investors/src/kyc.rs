@@ -420,7 +420,19 @@ pub async fn update_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             "Financial investor details",
             json!({"partyId": id, "kycStatus": AUTO_APPROVED}),
         )),
-        Verdict::Fail { message } | Verdict::Undetermined { message } => Err(ApiError::coded_http("145", 200, message)),
+        Verdict::Fail { message } | Verdict::Undetermined { message } => {
+            let mut body = serde_json::Map::new();
+            body.insert(
+                "verificationResponse".into(),
+                json!({"result": "Failed", "message": message}),
+            );
+            Err(ApiError::CodedBody {
+                code: "145",
+                desc: message,
+                http: Some(200),
+                body,
+            })
+        }
     }
 }
 

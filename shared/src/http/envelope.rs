@@ -77,6 +77,9 @@ pub fn render_error(err: &ApiError, style: Style, request_id: &str) -> (u16, Byt
     if let Some(detail) = err.detail() {
         out.insert("Error(s)".into(), Value::String(detail));
     }
+    if let ApiError::CodedBody { body, .. } = err {
+        out.extend(body.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
     (err.http_status(style), to_bytes(&out))
 }
 
