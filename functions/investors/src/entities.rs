@@ -12,7 +12,7 @@ use shared::webhooks::Event;
 use shared::{insert_array, ApiError, Ctx, Params, Reply};
 use shared::{op, Routes};
 
-use crate::support::{all, commit_checked, keyword, newest_first, record_event, Checks, Failed, SEARCH_MAX};
+use crate::support::{commit_checked, record_event, Checks, Failed};
 
 const FIELDS: &[&str] = &[
     "entityName",
@@ -186,19 +186,7 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `POST /v3/searchEntity`: live entities whose ID, name, EIN, email addresses or phone
 /// numbers contain `searchKeyword` (case-insensitive), newest first.
 pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let needle = keyword(&p)?;
-    let mut found: Vec<Entity> = all::<Entity>(&ctx)
-        .await?
-        .into_iter()
-        .filter(|r| !r.deleted && r.matches(&needle))
-        .collect();
-    found.sort_by(newest_first);
-    let records = found
-        .iter()
-        .take(SEARCH_MAX)
-        .map(|r| Value::Object(r.details()))
-        .collect();
-    Ok(Reply::ok().with_value("entityDetails", Value::Array(records)))
+    crate::support::search::<Entity>(&ctx, &p, "entityDetails").await
 }
 
 /// `POST /v3/deleteEntity`: a virtual delete; webhook `partyId` (as deleteParty).

@@ -13,9 +13,7 @@ use shared::webhooks::Event;
 use shared::{insert_array, ApiError, Ctx, Params, Reply};
 use shared::{op, Routes};
 
-use crate::support::{
-    all, commit_checked, flag_param, int_at_least, keyword, newest_first, record_event, Checks, Failed, SEARCH_MAX,
-};
+use crate::support::{all, commit_checked, flag_param, int_at_least, record_event, Checks, Failed};
 
 /// Parameters createParty takes (and the field permissions they need).
 const FIELDS: &[&str] = &[
@@ -259,19 +257,7 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `POST /v3/searchParty`: live individual parties whose ID, names, email addresses or
 /// phone numbers contain `searchKeyword` (case-insensitive), newest first.
 pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let needle = keyword(&p)?;
-    let mut found: Vec<Party> = all::<Party>(&ctx)
-        .await?
-        .into_iter()
-        .filter(|r| !r.deleted && r.matches(&needle))
-        .collect();
-    found.sort_by(newest_first);
-    let records = found
-        .iter()
-        .take(SEARCH_MAX)
-        .map(|r| Value::Object(r.details()))
-        .collect();
-    Ok(Reply::ok().with_value("partyDetails", Value::Array(records)))
+    crate::support::search::<Party>(&ctx, &p, "partyDetails").await
 }
 
 /// `POST /v3/getAllParties` (deprecated): individuals and entities together, newest first,

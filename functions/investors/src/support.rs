@@ -7,7 +7,7 @@ use shared::model::flags::FlagKind;
 use shared::records::{self, Record};
 use shared::store::{Index, Query, StoreError, Write};
 use shared::webhooks::Event;
-use shared::{ApiError, Ctx, Params};
+use shared::{ApiError, Ctx, Params, Reply};
 
 /// The flag checks of one request: each a transaction item with the error it stands for.
 #[derive(Default)]
@@ -114,7 +114,49 @@ pub fn newest_first<R: Record>(a: &R, b: &R) -> std::cmp::Ordering {
 }
 
 /// Most records a search answers.
-pub const SEARCH_MAX: usize = 1000;
+const SEARCH_MAX: usize = 1000;
+
+/// A record the keyword searches find: what matches, and the record they answer.
+pub trait Searchable: Record {
+    fn matches(&self, needle: &str) -> bool;
+    fn details(&self) -> serde_json::Map<String, serde_json::Value>;
+}
+
+impl Searchable for shared::model::Party {
+    fn matches(&self, needle: &str) -> bool {
+        shared::model::Party::matches(self, needle)
+    }
+    fn details(&self) -> serde_json::Map<String, serde_json::Value> {
+        shared::model::Party::details(self)
+    }
+}
+
+impl Searchable for shared::model::Entity {
+    fn matches(&self, needle: &str) -> bool {
+        shared::model::Entity::matches(self, needle)
+    }
+    fn details(&self) -> serde_json::Map<String, serde_json::Value> {
+        shared::model::Entity::details(self)
+    }
+}
+
+/// A keyword search (`searchParty`, `searchEntity`): live records whose fields contain
+/// `searchKeyword` (case-insensitive), newest first, at most [`SEARCH_MAX`], under `key`.
+pub async fn search<R: Searchable>(ctx: &Ctx, p: &Params, key: &str) -> Result<Reply, ApiError> {
+    let needle = keyword(p)?;
+    let mut found: Vec<R> = all::<R>(ctx)
+        .await?
+        .into_iter()
+        .filter(|r| !r.deleted() && r.matches(&needle))
+        .collect();
+    found.sort_by(newest_first);
+    let records = found
+        .iter()
+        .take(SEARCH_MAX)
+        .map(|r| serde_json::Value::Object(r.details()))
+        .collect();
+    Ok(Reply::ok().with_value(key, serde_json::Value::Array(records)))
+}
 
 /// The `searchKeyword` of a search, trimmed and lower-cased (`106` when blank).
 pub fn keyword(p: &Params) -> Result<String, ApiError> {
