@@ -137,16 +137,11 @@ pub const READ_ONLY: &[&str] = &[
 impl Account {
     /// The record of `GET /v3/accounts` at a PII level.
     pub fn view(&self, pii: PiiLevel) -> Map<String, Value> {
-        let mut m = match serde_json::to_value(self) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        };
-        for internal in ["archived", "deleted", "createdIpAddress", "updatedIpAddress"] {
-            m.shift_remove(internal);
-        }
-        m.insert(
-            "accountstatus".into(),
-            Value::from(if self.archived { "Archived" } else { "Active" }),
+        let mut m = super::public_fields(
+            self,
+            &["archived", "deleted", "createdIpAddress", "updatedIpAddress"],
+            "accountstatus",
+            self.archived,
         );
         super::party::redact(&mut m, &["socialSecurityNumber", "dateOfBirth"], ACCOUNT_BASE, pii);
         m

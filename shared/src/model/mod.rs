@@ -14,3 +14,25 @@ pub mod validate;
 pub use account::Account;
 pub use link::Link;
 pub use party::{Entity, Party};
+
+/// A record's public fields: its stored fields without the `internal` ones, plus the
+/// archive status under `status_key` (`Active` or `Archived`).
+pub(crate) fn public_fields(
+    record: &impl serde::Serialize,
+    internal: &[&str],
+    status_key: &str,
+    archived: bool,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut m = match serde_json::to_value(record) {
+        Ok(serde_json::Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    };
+    for field in internal {
+        m.shift_remove(*field);
+    }
+    m.insert(
+        status_key.into(),
+        serde_json::Value::from(if archived { "Archived" } else { "Active" }),
+    );
+    m
+}

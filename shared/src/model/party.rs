@@ -123,16 +123,11 @@ const PARTY_BASE: &[&str] = &[
 impl Party {
     /// The record of `GET /v3/parties`: `kycStatus` casing, SSN and DOB `REDACTED`.
     pub fn view(&self, pii: PiiLevel) -> Map<String, Value> {
-        let mut m = match serde_json::to_value(self) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        };
-        for internal in ["archived", "deleted", "createdIpAddress"] {
-            m.shift_remove(internal);
-        }
-        m.insert(
-            "partystatus".into(),
-            Value::from(if self.archived { "Archived" } else { "Active" }),
+        let mut m = super::public_fields(
+            self,
+            &["archived", "deleted", "createdIpAddress"],
+            "partystatus",
+            self.archived,
         );
         redact(&mut m, &["socialSecurityNumber", "dob"], PARTY_BASE, pii);
         m
@@ -250,18 +245,12 @@ impl Record for Entity {
 impl Entity {
     /// The record of `GET /v3/entities` (scope `party.read.pii_high`: every field in clear).
     pub fn view(&self) -> Map<String, Value> {
-        let mut m = match serde_json::to_value(self) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        };
-        for internal in ["archived", "deleted", "createdIpAddress"] {
-            m.shift_remove(internal);
-        }
-        m.insert(
-            "partystatus".into(),
-            Value::from(if self.archived { "Archived" } else { "Active" }),
-        );
-        m
+        super::public_fields(
+            self,
+            &["archived", "deleted", "createdIpAddress"],
+            "partystatus",
+            self.archived,
+        )
     }
 
     /// The record of `getEntity` and `searchEntity`: the list record without `partystatus`.
