@@ -12,6 +12,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method};
 use http_body_util::{BodyExt, Full};
 use serde_json::Value;
 use shared::app::OperatorAccess;
+use shared::blobs::{Blobs, DirBlobs, S3Blobs};
 use shared::clock::SystemClock;
 use shared::http::RawRequest;
 use shared::queue::embedded::EmbeddedQueue;
@@ -89,13 +90,48 @@ pub struct Creds {
     pub key: String,
 }
 
+/// A `multipart/form-data` body: answers its content type and bytes.
+pub fn multipart_body(fields: &[(&str, &str)], files: &[(&str, &str, &[u8])]) -> (String, Bytes) {
+    const B: &str = "ips-test-boundary-7f3a";
+    let mut body = Vec::new();
+    for (name, value) in fields {
+        body.extend_from_slice(
+            format!("--{B}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n").as_bytes(),
+        );
+    }
+    for (name, file, bytes) in files {
+        body.extend_from_slice(
+            format!("--{B}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{file}\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes(),
+        );
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{B}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={B}"), Bytes::from(body))
+}
+
 impl Creds {
     pub fn bearer(&self) -> String {
         format!("Bearer {}:{}", self.id, self.key)
     }
 }
 
-async fn aws_ports() -> (Arc<dyn Store>, Arc<dyn Queue>) {
+/// Where the in-process local blob store says it is served.
+pub const BLOB_BASE: &str = "http://local.test";
+
+type Ports = (Arc<dyn Store>, Arc<dyn Queue>, Arc<dyn Blobs>);
+
+fn embedded_ports() -> Ports {
+    let dir = std::env::temp_dir().join(format!("ips-test-blobs-{}", uuid::Uuid::new_v4().simple()));
+    let blobs = DirBlobs::open(dir, BLOB_BASE).expect("blob directory");
+    (
+        Arc::new(EmbeddedStore::in_memory()),
+        Arc::new(EmbeddedQueue::default()),
+        Arc::new(blobs),
+    )
+}
+
+async fn aws_ports() -> Ports {
     if std::env::var("AWS_ENDPOINT_URL").is_err() {
         panic!("the DynamoDB variant needs moto's server: run the suite with tests/run.sh (it sets AWS_ENDPOINT_URL)");
     }
@@ -106,7 +142,9 @@ async fn aws_ports() -> (Arc<dyn Store>, Arc<dyn Queue>) {
     let queue = SqsQueue::ensure(aws_sdk_sqs::Client::new(&sdk), &name)
         .await
         .expect("test queue");
-    (Arc::new(store), Arc::new(queue))
+    let blobs = S3Blobs::new(&sdk, name);
+    blobs.ensure_bucket().await.expect("test bucket");
+    (Arc::new(store), Arc::new(queue), Arc::new(blobs))
 }
 
 impl TestApp {
@@ -115,13 +153,14 @@ impl TestApp {
     }
 
     pub async fn with_env(backend: Backend, env: Environment) -> TestApp {
-        let (store, queue): (Arc<dyn Store>, Arc<dyn Queue>) = match backend {
-            Backend::Embedded => (Arc::new(EmbeddedStore::in_memory()), Arc::new(EmbeddedQueue::default())),
+        let (store, queue, blobs) = match backend {
+            Backend::Embedded => embedded_ports(),
             Backend::DynamoDb => aws_ports().await,
         };
         let routes = investors::routes();
         let app = App::new(store.clone(), queue.clone(), Arc::new(SystemClock), env, routes)
-            .with_operator(OperatorAccess::Token(OPERATOR_TOKEN.into()));
+            .with_operator(OperatorAccess::Token(OPERATOR_TOKEN.into()))
+            .with_blobs(blobs);
         let app = Arc::new(app);
         let client_id = format!("dev-{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
         let api_key = shared::auth::random_secret();
@@ -221,6 +260,45 @@ impl TestApp {
     /// A form-encoded `POST /v3/<op>` as the sandbox client.
     pub async fn post(&self, op: &str, pairs: &[(&str, &str)]) -> Resp {
         self.form_as(&self.creds(), Method::POST, op, pairs).await
+    }
+
+    /// A multipart `POST` of text fields and files (`(field, file name, bytes)`).
+    pub async fn multipart(&self, op: &str, fields: &[(&str, &str)], files: &[(&str, &str, &[u8])]) -> Resp {
+        let (content_type, body) = multipart_body(fields, files);
+        let auth = self.creds().bearer();
+        self.raw(
+            Method::POST,
+            &format!("/v3/{op}"),
+            &[("content-type", &content_type), ("authorization", &auth)],
+            Ok(body),
+        )
+        .await
+    }
+
+    /// Reads a document URL the service handed out: the local blob store's through the kernel,
+    /// S3's (moto) over HTTP. Answers the status and the bytes.
+    pub async fn fetch(&self, url: &str) -> (u16, Bytes) {
+        if let Some(rest) = url.strip_prefix(BLOB_BASE) {
+            let (path, query) = match rest.split_once('?') {
+                Some((p, q)) => (p.to_owned(), Some(q.to_owned())),
+                None => (rest.to_owned(), None),
+            };
+            let handled = self
+                .app
+                .handle(RawRequest {
+                    method: Method::GET,
+                    path,
+                    query,
+                    headers: HeaderMap::new(),
+                    body: Ok(Bytes::new()),
+                    ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
+                })
+                .await;
+            let (head, bytes) = handled.response.into_parts();
+            return (head.status.as_u16(), bytes);
+        }
+        let r = reqwest::get(url).await.expect("document URL answers");
+        (r.status().as_u16(), r.bytes().await.expect("document body"))
     }
 
     /// A `GET` with the bearer header of `creds`.

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::auth::{ClientCache, ClientRecord, PiiLevel};
+use crate::blobs::Blobs;
 use crate::clock::{timestamp, Clock};
 use crate::error::ApiError;
 use crate::http::params::Params;
@@ -60,6 +61,8 @@ pub struct App {
     pub operator: OperatorAccess,
     /// The build identifier reported by `/v3/status`.
     pub version: &'static str,
+    /// Document bytes, for the functions that keep documents.
+    pub blobs: Option<Arc<dyn Blobs>>,
 }
 
 impl App {
@@ -80,7 +83,13 @@ impl App {
             routes,
             operator: OperatorAccess::Disabled,
             version: env!("CARGO_PKG_VERSION"),
+            blobs: None,
         }
+    }
+
+    pub fn with_blobs(mut self, blobs: Arc<dyn Blobs>) -> Self {
+        self.blobs = Some(blobs);
+        self
     }
 
     pub fn with_operator(mut self, access: OperatorAccess) -> Self {
@@ -180,6 +189,15 @@ impl Ctx {
             Some(f) => Err(ApiError::FieldPermission((*f).to_owned())),
             None => Ok(()),
         }
+    }
+
+    /// The blob store; a function deployed without one answers `1500` (a configuration
+    /// error, logged) rather than losing a document.
+    pub fn blobs(&self) -> Result<&dyn Blobs, ApiError> {
+        self.app.blobs.as_deref().ok_or_else(|| {
+            tracing::error!("no blob store configured for this function");
+            ApiError::Internal(String::new())
+        })
     }
 
     pub async fn next_id(&self, kind: IdKind) -> Result<String, ApiError> {

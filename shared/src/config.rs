@@ -5,12 +5,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::app::Environment;
+use crate::blobs::{Blobs, DirBlobs, S3Blobs};
 use crate::queue::embedded::EmbeddedQueue;
 use crate::queue::sqs::SqsQueue;
 use crate::queue::Queue;
 use crate::store::dynamo::DynamoStore;
 use crate::store::embedded::EmbeddedStore;
 use crate::store::Store;
+
+/// The local API's store, queue and blob store.
+pub type LocalPorts = (Arc<dyn Store>, Arc<dyn Queue>, Arc<dyn Blobs>);
 
 /// Where records live.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,6 +37,9 @@ pub struct Config {
     /// `IPS_WEBHOOK_QUEUE_URL` (Lambda) or, when absent, `IPS_WEBHOOK_QUEUE` (a name the
     /// local API creates; default `ips-webhooks`).
     pub webhook_queue: QueueRef,
+    /// `IPS_BUCKET`: the S3 bucket of documents (default `ips-documents`). The embedded store
+    /// keeps documents in `IPS_DATA_DIR/blobs` instead.
+    pub bucket: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,32 +76,45 @@ impl Config {
             store,
             table: var("IPS_TABLE").unwrap_or_else(|| "ips".into()),
             webhook_queue,
+            bucket: var("IPS_BUCKET").unwrap_or_else(|| "ips-documents".into()),
         })
     }
 
     /// The local API's ports: the embedded store, or DynamoDB and SQS with their table and
     /// queue created when missing.
-    pub async fn local_ports(&self) -> Result<(Arc<dyn Store>, Arc<dyn Queue>), String> {
+    /// Documents go to `IPS_DATA_DIR/blobs` (served back by the local API at `base_url`) or to
+    /// the S3 bucket, created when missing.
+    pub async fn local_ports(&self, base_url: &str) -> Result<LocalPorts, String> {
         match &self.store {
             StoreKind::Embedded(dir) => {
                 std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
                 let store = EmbeddedStore::open(&dir.join("store.redb")).map_err(|e| e.to_string())?;
-                Ok((Arc::new(store), Arc::new(EmbeddedQueue::default())))
+                let blobs = DirBlobs::open(dir.join("blobs"), base_url).map_err(|e| e.to_string())?;
+                Ok((Arc::new(store), Arc::new(EmbeddedQueue::default()), Arc::new(blobs)))
             }
-            StoreKind::DynamoDb => self.aws_ports(true).await,
+            StoreKind::DynamoDb => {
+                let sdk = crate::aws::sdk_config().await;
+                let (store, queue) = self.aws_ports(&sdk, true).await?;
+                let blobs = S3Blobs::new(&sdk, self.bucket.clone());
+                blobs.ensure_bucket().await.map_err(|e| e.to_string())?;
+                Ok((store, queue, Arc::new(blobs)))
+            }
         }
     }
 
     /// DynamoDB and SQS. With `create`, a missing table and queue are created (the local
     /// API); in Lambda the template owns them. Lambda functions call only this, so the
     /// embedded store is not linked into them.
-    pub async fn aws_ports(&self, create: bool) -> Result<(Arc<dyn Store>, Arc<dyn Queue>), String> {
-        let sdk = crate::aws::sdk_config().await;
-        let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), self.table.clone());
+    pub async fn aws_ports(
+        &self,
+        sdk: &aws_config::SdkConfig,
+        create: bool,
+    ) -> Result<(Arc<dyn Store>, Arc<dyn Queue>), String> {
+        let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), self.table.clone());
         if create {
             store.ensure_table().await.map_err(|e| e.to_string())?;
         }
-        let sqs = aws_sdk_sqs::Client::new(&sdk);
+        let sqs = aws_sdk_sqs::Client::new(sdk);
         let queue = match &self.webhook_queue {
             QueueRef::Url(url) => SqsQueue::new(sqs, url.clone()),
             QueueRef::Name(name) if create => SqsQueue::ensure(sqs, name).await.map_err(|e| e.to_string())?,

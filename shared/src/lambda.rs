@@ -15,7 +15,15 @@ use crate::{App, Routes};
 
 /// The application of one endpoint group, on the stores the template provides.
 pub async fn app(routes: Routes) -> Result<Arc<App>, lambda_http::Error> {
-    Ok(Arc::new(aws_app(routes).await?))
+    Ok(Arc::new(aws_app(routes).await?.0))
+}
+
+/// The application of a group that keeps documents: [`app`] plus the S3 bucket
+/// `IPS_BUCKET`. Only these functions link the S3 client.
+pub async fn app_with_documents(routes: Routes) -> Result<Arc<App>, lambda_http::Error> {
+    let (app, sdk, cfg) = aws_app(routes).await?;
+    let blobs = crate::blobs::S3Blobs::new(&sdk, cfg.bucket);
+    Ok(Arc::new(app.with_blobs(Arc::new(blobs))))
 }
 
 /// The operator function's application: `/operator/...` only (no client route), with
@@ -23,12 +31,12 @@ pub async fn app(routes: Routes) -> Result<Arc<App>, lambda_http::Error> {
 /// Serve it with [`handle_operator`], which refuses requests that bypassed that authorization.
 pub async fn operator_app() -> Result<Arc<App>, lambda_http::Error> {
     Ok(Arc::new(
-        aws_app(Routes::new()).await?.with_operator(OperatorAccess::Trusted),
+        aws_app(Routes::new()).await?.0.with_operator(OperatorAccess::Trusted),
     ))
 }
 
 /// Lambda functions link DynamoDB and SQS only; the embedded store is the local API's.
-async fn aws_app(routes: Routes) -> Result<App, String> {
+async fn aws_app(routes: Routes) -> Result<(App, aws_config::SdkConfig, Config), String> {
     let cfg = Config::from_env("dynamodb")?;
     if let StoreKind::Embedded(_) = cfg.store {
         return Err(
@@ -37,8 +45,10 @@ async fn aws_app(routes: Routes) -> Result<App, String> {
                 .into(),
         );
     }
-    let (store, queue) = cfg.aws_ports(false).await?;
-    Ok(App::new(store, queue, Arc::new(SystemClock), cfg.env, routes))
+    let sdk = crate::aws::sdk_config().await;
+    let (store, queue) = cfg.aws_ports(&sdk, false).await?;
+    let app = App::new(store, queue, Arc::new(SystemClock), cfg.env, routes);
+    Ok((app, sdk, cfg))
 }
 
 fn source_ip(req: &Request) -> std::net::IpAddr {

@@ -5,8 +5,10 @@
 pub mod app;
 pub mod auth;
 pub mod aws;
+pub mod blobs;
 pub mod clock;
 pub mod config;
+pub mod documents;
 pub mod error;
 pub mod http;
 pub mod ids;

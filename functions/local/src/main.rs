@@ -105,11 +105,13 @@ async fn main() -> Result<(), String> {
         return Err("IPS_DEV_CLIENT_ID, IPS_DEV_API_KEY and IPS_OPERATOR_TOKEN must not contain ':'".into());
     }
 
-    let (store, queue) = cfg.local_ports().await?;
+    let public_url = var("IPS_PUBLIC_URL", &format!("http://{bind}"));
+    let (store, queue, blobs) = cfg.local_ports(&public_url).await?;
     let routes = investors::routes();
     let app = Arc::new(
         App::new(store.clone(), queue.clone(), Arc::new(SystemClock), cfg.env, routes)
-            .with_operator(OperatorAccess::Token(operator_token.clone())),
+            .with_operator(OperatorAccess::Token(operator_token.clone()))
+            .with_blobs(blobs),
     );
     shared::operator::ensure_dev_client(&app, &client_id, &api_key)
         .await

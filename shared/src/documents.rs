@@ -1,0 +1,427 @@
+//! Uploaded documents of every group: the indexed multipart convention (`userfile0`,
+//! `documentTitle0=<title>&documentTitle1=...`, `filename0=<name>&...`), the type and size
+//! rules, the bytes in the blob store and one record per document, kept in its owner's
+//! partition so an owner's documents are one query.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::app::Ctx;
+use crate::blobs::{content_type, safe_name, URL_TTL};
+use crate::error::ApiError;
+use crate::http::params::{Params, Upload};
+use crate::ids::{sortable, IdKind};
+use crate::store::{Cond, Index, Key, Query, SkRange, Val, Write};
+
+pub const DOCUMENT: IdKind = IdKind {
+    counter: "document",
+    prefix: "",
+    first: 100_000,
+};
+
+/// The smallest document accepted (part 1, Limits).
+pub const MIN_BYTES: usize = 1024;
+
+/// Which files an upload accepts.
+#[derive(Clone, Copy, Debug)]
+pub struct FileRules {
+    /// Lower-case extensions without the dot.
+    pub extensions: &'static [&'static str],
+    pub min_bytes: usize,
+}
+
+/// Account, party and verification documents (and trade documents, CONTRACT.md).
+pub const INVESTOR_FILES: FileRules = FileRules {
+    extensions: &["pdf", "jpg", "jpeg", "png", "txt"],
+    min_bytes: MIN_BYTES,
+};
+
+/// Entity documents: no TXT (part 1, Limits).
+pub const ENTITY_FILES: FileRules = FileRules {
+    extensions: &["pdf", "jpg", "jpeg", "png"],
+    min_bytes: MIN_BYTES,
+};
+
+/// One file of an upload request, checked.
+#[derive(Clone, Debug)]
+pub struct NewFile {
+    pub title: String,
+    pub file_name: String,
+    pub upload: Upload,
+}
+
+/// `documentTitle0=a&documentTitle1=b` (or `filename0=...`) by index. A value without any
+/// indexed prefix is the title of file 0 (one file, prefix optional).
+fn indexed(value: Option<&str>, prefix: &str) -> Vec<(usize, String)> {
+    let Some(value) = value.filter(|v| !v.is_empty()) else {
+        return Vec::new();
+    };
+    let parts: Vec<(usize, String)> = value
+        .split('&')
+        .filter_map(|part| {
+            let (name, v) = part.split_once('=')?;
+            let n = name.strip_prefix(prefix)?.parse().ok()?;
+            Some((n, v.to_owned()))
+        })
+        .collect();
+    if parts.is_empty() {
+        vec![(0, value.to_owned())]
+    } else {
+        parts
+    }
+}
+
+fn size_error(field: &str) -> ApiError {
+    ApiError::Invalid {
+        name: field.to_owned(),
+        why: "Document File Size Must Be Greater Than 1 kb".into(),
+    }
+}
+
+/// Checks one file against the rules: its name's extension and its size.
+pub fn check_file(field: &str, file_name: &str, upload: &Upload, rules: &FileRules) -> Result<(), ApiError> {
+    let ext = file_name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    if !ext.as_deref().is_some_and(|e| rules.extensions.contains(&e)) {
+        return Err(ApiError::Invalid {
+            name: field.to_owned(),
+            why: format!(
+                "file type not allowed ({file_name}); allowed: {}",
+                rules.extensions.join(", ")
+            ),
+        });
+    }
+    if upload.bytes.len() < rules.min_bytes {
+        return Err(size_error(field));
+    }
+    Ok(())
+}
+
+/// The files of an indexed upload (`userfile0`, `userfile1`, ...), each with its title and
+/// file name, checked against `rules`. `documentTitle` is required; `file_name` defaults to
+/// the name the file was sent with. Nothing is stored here.
+pub fn indexed_files(params: &Params, rules: &FileRules) -> Result<Vec<NewFile>, ApiError> {
+    let titles = indexed(params.opt(&["documentTitle"])?.as_deref(), "documentTitle");
+    let names = indexed(params.opt(&["file_name"])?.as_deref(), "filename");
+    let mut files: Vec<(usize, &Upload)> = params
+        .uploads()
+        .iter()
+        .filter_map(|u| Some((u.field.strip_prefix("userfile")?.parse().ok()?, u)))
+        .collect();
+    files.sort_by_key(|(n, _)| *n);
+    if files.is_empty() {
+        return Err(ApiError::missing("userfile0"));
+    }
+    if titles.is_empty() {
+        return Err(ApiError::missing("documentTitle"));
+    }
+    files
+        .into_iter()
+        .map(|(n, upload)| {
+            let field = format!("userfile{n}");
+            let title = titles
+                .iter()
+                .find(|(i, _)| *i == n)
+                .map(|(_, t)| t.clone())
+                .ok_or_else(|| ApiError::missing(&format!("documentTitle{n}")))?;
+            let file_name = names
+                .iter()
+                .find(|(i, _)| *i == n)
+                .map(|(_, f)| f.clone())
+                .filter(|f| !f.is_empty())
+                .unwrap_or_else(|| upload.file_name.clone());
+            check_file(&field, &file_name, upload, rules)?;
+            Ok(NewFile {
+                title,
+                file_name,
+                upload: upload.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The single file of a plain upload (`userfile`, `documentTitle` stored verbatim).
+pub fn single_file(params: &Params, field: &str, rules: &FileRules) -> Result<NewFile, ApiError> {
+    let upload = params
+        .uploads()
+        .iter()
+        .find(|u| u.field == field)
+        .ok_or_else(|| ApiError::missing(field))?;
+    let title = params.req(&["documentTitle"])?;
+    check_file(field, &upload.file_name, upload, rules)?;
+    Ok(NewFile {
+        title,
+        file_name: upload.file_name.clone(),
+        upload: upload.clone(),
+    })
+}
+
+/// Whose document it is: a kind (`ACCOUNT`, `PARTY`, `ENTITY`, `AI`, `TRADE`, ...) and an ID.
+#[derive(Clone, Copy, Debug)]
+pub struct Owner<'a> {
+    pub kind: &'static str,
+    pub id: &'a str,
+}
+
+/// A stored document.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Document {
+    /// Numeric, from 100000.
+    pub id: String,
+    /// The short code clients also know a document by (the ID in base 36).
+    pub documentid: String,
+    pub owner: String,
+    pub document_title: String,
+    pub document_file_name: String,
+    /// A 12-digit tracking number, or the client's own where the operation takes one.
+    pub document_file_reference_code: String,
+    pub blob_key: String,
+    pub created_date: String,
+    /// Operation-specific values (archive status, template name, ...).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub extra: Map<String, Value>,
+}
+
+fn partition(client: &str, owner: Owner<'_>) -> String {
+    format!("{client}#DOCS#{}#{}", owner.kind, owner.id)
+}
+
+fn base36(mut n: u64) -> String {
+    const DIGITS: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Twelve random digits.
+pub fn reference_code() -> String {
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b).expect("the operating system's random source is available");
+    format!("{:012}", u64::from_le_bytes(b) % 1_000_000_000_000)
+}
+
+impl Document {
+    pub fn key(&self, client: &str, owner: Owner<'_>) -> Key {
+        Key::new(partition(client, owner), sortable(&self.id))
+    }
+
+    /// The record's write; `Cond::NotExists` for a new one.
+    pub fn write(&self, client: &str, owner: Owner<'_>, cond: Option<Cond>) -> Result<Write, ApiError> {
+        let mut item = self.key(client, owner).item();
+        let json = serde_json::to_string(self).map_err(|e| {
+            tracing::error!(error = %e, "document does not serialize");
+            ApiError::Internal(String::new())
+        })?;
+        item.insert("d".into(), Val::S(json));
+        Ok(Write::Put { item, cond })
+    }
+
+    pub fn delete(&self, client: &str, owner: Owner<'_>) -> Write {
+        Write::Delete {
+            key: self.key(client, owner),
+            cond: Some(Cond::Exists),
+        }
+    }
+
+    /// The common fields of a document view: `id`, `documentid`, the owner under
+    /// `owner_field`, `documentTitle`, `documentFileName`, `documentFileReferenceCode`,
+    /// `documentUrl` (signed, expiring) and `createdDate`.
+    pub async fn view(&self, ctx: &Ctx, owner_field: &str) -> Result<Map<String, Value>, ApiError> {
+        let mut m = Map::new();
+        m.insert("id".into(), self.id.clone().into());
+        m.insert("documentid".into(), self.documentid.clone().into());
+        m.insert(owner_field.into(), self.owner.clone().into());
+        m.insert("documentTitle".into(), self.document_title.clone().into());
+        m.insert("documentFileName".into(), self.document_file_name.clone().into());
+        m.insert(
+            "documentFileReferenceCode".into(),
+            self.document_file_reference_code.clone().into(),
+        );
+        m.insert("documentUrl".into(), self.url(ctx).await?.into());
+        m.insert("createdDate".into(), self.created_date.clone().into());
+        Ok(m)
+    }
+
+    /// A signed URL reading the document for [`URL_TTL`].
+    pub async fn url(&self, ctx: &Ctx) -> Result<String, ApiError> {
+        ctx.blobs()?.url(&self.blob_key, URL_TTL).await.map_err(|e| {
+            tracing::error!(error = %e, "document URL not signed");
+            ApiError::Internal(String::new())
+        })
+    }
+
+    /// Whether `id` names this document (its numeric ID or its short code).
+    pub fn is(&self, id: &str) -> bool {
+        self.id == id || self.documentid.eq_ignore_ascii_case(id)
+    }
+}
+
+/// Stores the files' bytes and answers their records and writes; the caller commits the
+/// writes with its other changes and events. Should that commit fail, call [`discard`].
+pub async fn store(ctx: &Ctx, owner: Owner<'_>, files: Vec<NewFile>) -> Result<(Vec<Document>, Vec<Write>), ApiError> {
+    let blobs = ctx.blobs()?;
+    let mut docs = Vec::with_capacity(files.len());
+    let mut writes = Vec::with_capacity(files.len());
+    for f in files {
+        let id = ctx.next_id(DOCUMENT).await?;
+        let n: u64 = id.parse().unwrap_or_default();
+        let blob_key = format!(
+            "{}/{}/{}/{id}/{}",
+            ctx.client_id(),
+            owner.kind,
+            safe_name(owner.id),
+            safe_name(&f.file_name)
+        );
+        if let Err(e) = blobs.put(&blob_key, f.upload.bytes, content_type(&f.file_name)).await {
+            tracing::error!(error = %e, "document not stored");
+            discard(ctx, &docs).await;
+            return Err(ApiError::Internal(String::new()));
+        }
+        let doc = Document {
+            id,
+            documentid: base36(n),
+            owner: owner.id.to_owned(),
+            document_title: f.title,
+            document_file_name: f.file_name,
+            document_file_reference_code: reference_code(),
+            blob_key,
+            created_date: ctx.now(),
+            extra: Map::new(),
+        };
+        writes.push(doc.write(ctx.client_id(), owner, Some(Cond::NotExists))?);
+        docs.push(doc);
+    }
+    Ok((docs, writes))
+}
+
+/// Removes the bytes of documents whose records were not written (best effort: an orphan
+/// object is only storage, never visible).
+pub async fn discard(ctx: &Ctx, docs: &[Document]) {
+    if let Ok(blobs) = ctx.blobs() {
+        for d in docs {
+            if let Err(e) = blobs.delete(&d.blob_key).await {
+                tracing::warn!(error = %e, "orphan document bytes left behind");
+            }
+        }
+    }
+}
+
+/// Every document of an owner, oldest first.
+pub async fn list(ctx: &Ctx, owner: Owner<'_>) -> Result<Vec<Document>, ApiError> {
+    let mut q = Query::new(Index::Table, partition(ctx.client_id(), owner));
+    q.sk = SkRange::All;
+    q.forward = true;
+    q.limit = 500;
+    let mut out = Vec::new();
+    loop {
+        let page = ctx.store().query(&q).await?;
+        for item in &page.items {
+            let d = item.get("d").and_then(Val::as_str).unwrap_or("");
+            out.push(serde_json::from_str(d).map_err(|e| {
+                tracing::error!(error = %e, "corrupt document record");
+                ApiError::Internal(String::new())
+            })?);
+        }
+        match page.next {
+            Some(next) => q.start = Some(next),
+            None => return Ok(out),
+        }
+    }
+}
+
+/// The numeric ID a document is known by: itself (six digits or more, IDs start at 100000),
+/// or its short code (four or five characters until 36^5) decoded.
+fn numeric_id(id: &str) -> Option<u64> {
+    let id = id.trim();
+    if id.is_empty() || id.len() > 12 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    if id.len() >= 6 && id.bytes().all(|b| b.is_ascii_digit()) {
+        id.parse().ok()
+    } else {
+        u64::from_str_radix(id, 36).ok()
+    }
+}
+
+/// One document of an owner by its ID or short code: one read.
+pub async fn find(ctx: &Ctx, owner: Owner<'_>, id: &str) -> Result<Option<Document>, ApiError> {
+    let Some(n) = numeric_id(id) else {
+        return Ok(None);
+    };
+    let key = Key::new(partition(ctx.client_id(), owner), sortable(&n.to_string()));
+    let Some(item) = ctx.store().get(&key).await? else {
+        return Ok(None);
+    };
+    let d = item.get("d").and_then(Val::as_str).unwrap_or("");
+    let doc: Document = serde_json::from_str(d).map_err(|e| {
+        tracing::error!(error = %e, "corrupt document record");
+        ApiError::Internal(String::new())
+    })?;
+    Ok(doc.is(id).then_some(doc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+
+    fn upload(field: &str, name: &str, len: usize) -> Upload {
+        Upload {
+            field: field.into(),
+            file_name: name.into(),
+            content_type: String::new(),
+            bytes: Bytes::from(vec![b'x'; len]),
+        }
+    }
+
+    #[test]
+    fn indexed_titles_and_names() {
+        assert_eq!(
+            indexed(
+                Some("documentTitle0=W-2&documentTitle1=Bank statement"),
+                "documentTitle"
+            ),
+            vec![(0, "W-2".to_owned()), (1, "Bank statement".to_owned())]
+        );
+        assert_eq!(
+            indexed(Some("Passport"), "documentTitle"),
+            vec![(0, "Passport".to_owned())]
+        );
+        assert!(indexed(Some(""), "documentTitle").is_empty());
+        assert!(indexed(None, "filename").is_empty());
+    }
+
+    #[test]
+    fn file_rules() {
+        let ok = upload("userfile0", "a.PDF", 1024);
+        assert!(check_file("userfile0", "a.PDF", &ok, &INVESTOR_FILES).is_ok());
+        assert!(check_file("userfile0", "a.txt", &ok, &INVESTOR_FILES).is_ok());
+        assert!(check_file("userfile0", "a.txt", &ok, &ENTITY_FILES).is_err());
+        assert!(check_file("userfile0", "a.exe", &ok, &INVESTOR_FILES).is_err());
+        assert!(check_file("userfile0", "pdf", &ok, &INVESTOR_FILES).is_err());
+        let small = upload("userfile0", "a.pdf", 1023);
+        assert_eq!(
+            check_file("userfile0", "a.pdf", &small, &INVESTOR_FILES),
+            Err(size_error("userfile0"))
+        );
+    }
+
+    #[test]
+    fn short_codes() {
+        assert_eq!(base36(100_000), "255S");
+        assert_eq!(base36(0), "0");
+        assert_eq!(reference_code().len(), 12);
+        assert_eq!(numeric_id("255S"), Some(100_000));
+        assert_eq!(numeric_id("255s"), Some(100_000));
+        assert_eq!(numeric_id("100000"), Some(100_000));
+        assert_eq!(numeric_id("../x"), None);
+        assert_eq!(numeric_id(&base36(100_008)), Some(100_008), "a short code of digits only");
+    }
+}
