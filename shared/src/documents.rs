@@ -422,6 +422,10 @@ mod tests {
         assert_eq!(numeric_id("255s"), Some(100_000));
         assert_eq!(numeric_id("100000"), Some(100_000));
         assert_eq!(numeric_id("../x"), None);
-        assert_eq!(numeric_id(&base36(100_008)), Some(100_008), "a short code of digits only");
+        assert_eq!(
+            numeric_id(&base36(100_008)),
+            Some(100_008),
+            "a short code of digits only"
+        );
     }
 }
