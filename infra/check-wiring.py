@@ -10,9 +10,9 @@
   and has an Errors and a Throttles alarm.
 - The HTTP routes of each group function are exactly the operations its crate registers
   (`.op("name", ..)` is `ANY /v3/name`, `.resource(Method::GET, "/v3/path", ..)` is
-  `GET /v3/path`), plus the kernel's routes (`$default`, ping, status, the legacy prefix,
-  the legacy `/getAccount`) on one client function. A missing route is printed as the
-  line to paste into the template.
+  `GET /v3/path`, `.unprefixed("name")` is also `ANY /name`), plus the kernel's routes
+  (`$default`, ping, status, the legacy prefix, the legacy `/getAccount`) on one client
+  function. A missing route is printed as the line to paste into the template.
 - Operator routes (/operator...) are IAM-authorized and lead to the operator function only,
   and the operator function has no other route.
 
@@ -51,6 +51,8 @@ KERNEL_ROUTES = {
 }
 OP_RE = re.compile(r'\.op\(\s*"([A-Za-z0-9_]+)"')
 RESOURCE_RE = re.compile(r'\.resource\(\s*Method::([A-Z]+)\s*,\s*"([^"]+)"')
+# `.unprefixed("name")`: the operation is also served at `/name` (the spec's path has no /v3).
+UNPREFIXED_RE = re.compile(r'\.unprefixed\(\s*"([A-Za-z0-9_]+)"')
 
 
 class CfnLoader(yaml.SafeLoader):
@@ -86,6 +88,7 @@ def registered_routes(src_dir):
         text = source.read_text(encoding="utf-8")
         routes |= {("ANY", "/v3/" + name) for name in OP_RE.findall(text)}
         routes |= {(verb, path) for verb, path in RESOURCE_RE.findall(text)}
+        routes |= {("ANY", "/" + name) for name in UNPREFIXED_RE.findall(text)}
     return routes
 
 

@@ -157,7 +157,7 @@ impl TestApp {
             Backend::Embedded => embedded_ports(),
             Backend::DynamoDb => aws_ports().await,
         };
-        let routes = investors::routes();
+        let routes = investors::routes().merge(offerings::routes());
         let app = App::new(store.clone(), queue.clone(), Arc::new(SystemClock), env, routes)
             .with_operator(OperatorAccess::Token(OPERATOR_TOKEN.into()))
             .with_blobs(blobs);
@@ -264,8 +264,19 @@ impl TestApp {
 
     /// A multipart `POST` of text fields and files (`(field, file name, bytes)`).
     pub async fn multipart(&self, op: &str, fields: &[(&str, &str)], files: &[(&str, &str, &[u8])]) -> Resp {
+        self.multipart_as(&self.creds(), op, fields, files).await
+    }
+
+    /// [`TestApp::multipart`] with the bearer header of `creds`.
+    pub async fn multipart_as(
+        &self,
+        creds: &Creds,
+        op: &str,
+        fields: &[(&str, &str)],
+        files: &[(&str, &str, &[u8])],
+    ) -> Resp {
         let (content_type, body) = multipart_body(fields, files);
-        let auth = self.creds().bearer();
+        let auth = creds.bearer();
         self.raw(
             Method::POST,
             &format!("/v3/{op}"),

@@ -50,31 +50,55 @@ pub struct NewFile {
     pub upload: Upload,
 }
 
+/// The most files one upload request takes: their records and the webhook are one
+/// transaction (at most 100 writes), and a request stays well inside the time limit.
+pub const MAX_FILES: usize = 20;
+
+/// What the incumbent answers, word for word, for a file under 1 kB (OBSERVED-MORE).
+pub const SIZE_MESSAGE: &str = "Document File Size Must Be Greater Than 1 kb";
+
+/// One `<prefix><n>=<value>` segment of an indexed value.
+fn indexed_part<'a>(part: &'a str, prefix: &str) -> Option<(usize, &'a str)> {
+    let (name, v) = part.split_once('=')?;
+    let digits = name.strip_prefix(prefix)?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((digits.parse().ok()?, v))
+}
+
 /// `documentTitle0=a&documentTitle1=b` (or `filename0=...`) by index. A value without any
-/// indexed prefix is the title of file 0 (one file, prefix optional).
+/// indexed prefix is the title of file 0 (one file, prefix optional). A segment that is
+/// not `<prefix><n>=` belongs to the value before it (a title may contain `&`).
 fn indexed(value: Option<&str>, prefix: &str) -> Vec<(usize, String)> {
     let Some(value) = value.filter(|v| !v.is_empty()) else {
         return Vec::new();
     };
-    let parts: Vec<(usize, String)> = value
-        .split('&')
-        .filter_map(|part| {
-            let (name, v) = part.split_once('=')?;
-            let n = name.strip_prefix(prefix)?.parse().ok()?;
-            Some((n, v.to_owned()))
-        })
-        .collect();
-    if parts.is_empty() {
-        vec![(0, value.to_owned())]
-    } else {
-        parts
+    let mut parts: Vec<(usize, String)> = Vec::new();
+    for segment in value.split('&') {
+        match (indexed_part(segment, prefix), parts.last_mut()) {
+            (Some((n, v)), _) => parts.push((n, v.to_owned())),
+            (None, Some((_, last))) => {
+                last.push('&');
+                last.push_str(segment);
+            }
+            // Text before the first indexed segment: not an indexed value at all.
+            (None, None) => return vec![(0, value.to_owned())],
+        }
     }
+    parts
 }
 
+/// `106` for a file under the minimum size: `statusDesc` and `Error(s)` carry the
+/// incumbent's message (clients match on it); the desc names the file.
 fn size_error(field: &str) -> ApiError {
-    ApiError::Invalid {
-        name: field.to_owned(),
-        why: "Document File Size Must Be Greater Than 1 kb".into(),
+    let mut body = Map::new();
+    body.insert("Error(s)".into(), Value::from(SIZE_MESSAGE));
+    ApiError::CodedBody {
+        code: "106",
+        desc: format!("{SIZE_MESSAGE} ({field})"),
+        http: None,
+        body,
     }
 }
 
@@ -105,11 +129,26 @@ pub fn indexed_files(params: &Params, rules: &FileRules) -> Result<Vec<NewFile>,
     let mut files: Vec<(usize, &Upload)> = params
         .uploads()
         .iter()
-        .filter_map(|u| Some((u.field.strip_prefix("userfile")?.parse().ok()?, u)))
+        .filter_map(|u| {
+            let digits = u.field.strip_prefix("userfile")?;
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            Some((digits.parse().ok()?, u))
+        })
         .collect();
     files.sort_by_key(|(n, _)| *n);
     if files.is_empty() {
         return Err(ApiError::missing("userfile0"));
+    }
+    if files.windows(2).any(|w| w[0].0 == w[1].0) {
+        return Err(ApiError::invalid("userfile", "each userfile<n> may be sent once"));
+    }
+    if files.len() > MAX_FILES {
+        return Err(ApiError::invalid(
+            "userfile",
+            format!("at most {MAX_FILES} files per request"),
+        ));
     }
     if titles.is_empty() {
         return Err(ApiError::missing("documentTitle"));
@@ -122,6 +161,7 @@ pub fn indexed_files(params: &Params, rules: &FileRules) -> Result<Vec<NewFile>,
                 .iter()
                 .find(|(i, _)| *i == n)
                 .map(|(_, t)| t.clone())
+                .filter(|t| !t.trim().is_empty())
                 .ok_or_else(|| ApiError::missing(&format!("documentTitle{n}")))?;
             let file_name = names
                 .iter()
@@ -200,6 +240,22 @@ fn base36(mut n: u64) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// The short code of a document ID (its number in base 36, four or five characters).
+pub fn short_code(id: &str) -> String {
+    base36(id.parse().unwrap_or_default())
+}
+
+/// Where a document's bytes live: `{client}/{kind}/{owner}/{documentId}/{file}`, built by
+/// the service (owner and file name made safe), never taken from a request as it is.
+pub fn blob_key(client: &str, owner: Owner<'_>, id: &str, file_name: &str) -> String {
+    format!(
+        "{client}/{}/{}/{id}/{}",
+        owner.kind,
+        safe_name(owner.id),
+        safe_name(file_name)
+    )
+}
+
 /// Twelve random digits.
 pub fn reference_code() -> String {
     let mut b = [0u8; 8];
@@ -266,34 +322,37 @@ impl Document {
 /// Stores the files' bytes and answers their records and writes; the caller commits the
 /// writes with its other changes and events. Should that commit fail, call [`discard`].
 pub async fn store(ctx: &Ctx, owner: Owner<'_>, files: Vec<NewFile>) -> Result<(Vec<Document>, Vec<Write>), ApiError> {
+    store_with(ctx, owner, files, &Map::new()).await
+}
+
+/// [`store`], every record carrying `extra` (operation-specific values).
+pub async fn store_with(
+    ctx: &Ctx,
+    owner: Owner<'_>,
+    files: Vec<NewFile>,
+    extra: &Map<String, Value>,
+) -> Result<(Vec<Document>, Vec<Write>), ApiError> {
     let blobs = ctx.blobs()?;
     let mut docs = Vec::with_capacity(files.len());
     let mut writes = Vec::with_capacity(files.len());
     for f in files {
         let id = ctx.next_id(DOCUMENT).await?;
-        let n: u64 = id.parse().unwrap_or_default();
-        let blob_key = format!(
-            "{}/{}/{}/{id}/{}",
-            ctx.client_id(),
-            owner.kind,
-            safe_name(owner.id),
-            safe_name(&f.file_name)
-        );
+        let blob_key = blob_key(ctx.client_id(), owner, &id, &f.file_name);
         if let Err(e) = blobs.put(&blob_key, f.upload.bytes, content_type(&f.file_name)).await {
             tracing::error!(error = %e, "document not stored");
             discard(ctx, &docs).await;
             return Err(ApiError::Internal(String::new()));
         }
         let doc = Document {
+            documentid: short_code(&id),
             id,
-            documentid: base36(n),
             owner: owner.id.to_owned(),
             document_title: f.title,
             document_file_name: f.file_name,
             document_file_reference_code: reference_code(),
             blob_key,
             created_date: ctx.now(),
-            extra: Map::new(),
+            extra: extra.clone(),
         };
         writes.push(doc.write(ctx.client_id(), owner, Some(Cond::NotExists))?);
         docs.push(doc);
@@ -395,6 +454,18 @@ mod tests {
             vec![(0, "Passport".to_owned())]
         );
         assert!(indexed(Some(""), "documentTitle").is_empty());
+        assert_eq!(
+            indexed(Some("documentTitle0=Bank & Trust&documentTitle1=W-2"), "documentTitle"),
+            vec![(0, "Bank & Trust".to_owned()), (1, "W-2".to_owned())]
+        );
+        assert_eq!(
+            indexed(Some("Tax & income"), "documentTitle"),
+            vec![(0, "Tax & income".to_owned())]
+        );
+        assert_eq!(
+            indexed(Some("documentTitle+1=x"), "documentTitle"),
+            vec![(0, "documentTitle+1=x".to_owned())]
+        );
         assert!(indexed(None, "filename").is_empty());
     }
 
@@ -411,6 +482,88 @@ mod tests {
             check_file("userfile0", "a.pdf", &small, &INVESTOR_FILES),
             Err(size_error("userfile0"))
         );
+    }
+
+    async fn params(fields: &[(&str, &str)], files: &[(&str, &str, usize)]) -> Params {
+        const B: &str = "unit-boundary";
+        let mut body = Vec::new();
+        for (name, value) in fields {
+            body.extend_from_slice(
+                format!("--{B}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n").as_bytes(),
+            );
+        }
+        for (name, file, len) in files {
+            body.extend_from_slice(
+                format!("--{B}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{file}\"\r\n\r\n")
+                    .as_bytes(),
+            );
+            body.extend(std::iter::repeat_n(b'x', *len));
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(format!("--{B}--\r\n").as_bytes());
+        let mut p = Params::default();
+        p.add_body(Some(&format!("multipart/form-data; boundary={B}")), Bytes::from(body))
+            .await
+            .unwrap();
+        p
+    }
+
+    #[tokio::test]
+    async fn indexed_uploads() {
+        let p = params(
+            &[
+                ("documentTitle", "documentTitle0=ID&documentTitle1=Bank & Trust"),
+                ("file_name", "filename1=bank.pdf"),
+            ],
+            &[("userfile1", "b.png", 2000), ("userfile0", "id.jpg", 1024)],
+        )
+        .await;
+        let files = indexed_files(&p, &INVESTOR_FILES).unwrap();
+        let got: Vec<_> = files
+            .iter()
+            .map(|f| (f.title.as_str(), f.file_name.as_str(), f.upload.bytes.len()))
+            .collect();
+        assert_eq!(got, vec![("ID", "id.jpg", 1024), ("Bank & Trust", "bank.pdf", 2000)]);
+
+        let one = params(&[("documentTitle", "Passport")], &[("userfile0", "p.pdf", 1024)]).await;
+        assert_eq!(indexed_files(&one, &INVESTOR_FILES).unwrap()[0].title, "Passport");
+
+        let untitled = params(
+            &[("documentTitle", "Passport")],
+            &[("userfile0", "p.pdf", 1024), ("userfile1", "q.pdf", 1024)],
+        )
+        .await;
+        assert_eq!(
+            indexed_files(&untitled, &INVESTOR_FILES).unwrap_err(),
+            ApiError::missing("documentTitle1")
+        );
+        let blank = params(
+            &[("documentTitle", "documentTitle0= ")],
+            &[("userfile0", "p.pdf", 1024)],
+        )
+        .await;
+        assert_eq!(
+            indexed_files(&blank, &INVESTOR_FILES).unwrap_err(),
+            ApiError::missing("documentTitle0")
+        );
+        let none = params(&[("documentTitle", "x")], &[("userfile", "p.pdf", 1024)]).await;
+        assert_eq!(
+            indexed_files(&none, &INVESTOR_FILES).unwrap_err(),
+            ApiError::missing("userfile0")
+        );
+        let twice = params(
+            &[("documentTitle", "x")],
+            &[("userfile0", "p.pdf", 1024), ("userfile0", "q.pdf", 1024)],
+        )
+        .await;
+        assert_eq!(indexed_files(&twice, &INVESTOR_FILES).unwrap_err().code(), "106");
+        let small = params(&[("documentTitle", "x")], &[("userfile0", "p.pdf", 1023)]).await;
+        let err = indexed_files(&small, &INVESTOR_FILES).unwrap_err();
+        assert_eq!((err.code(), err.desc().starts_with(SIZE_MESSAGE)), ("106", true));
+        let names: Vec<String> = (0..=MAX_FILES).map(|i| format!("userfile{i}")).collect();
+        let many: Vec<(&str, &str, usize)> = names.iter().map(|n| (n.as_str(), "a.pdf", 1024)).collect();
+        let too_many = params(&[("documentTitle", "documentTitle0=x")], &many).await;
+        assert_eq!(indexed_files(&too_many, &INVESTOR_FILES).unwrap_err().code(), "106");
     }
 
     #[test]

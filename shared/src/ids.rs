@@ -43,6 +43,22 @@ pub const LINK: IdKind = IdKind {
     prefix: "",
     first: 100_000,
 };
+/// Accreditation requests (`airequestId`, requestAiVerification).
+pub const AI_REQUEST: IdKind = IdKind {
+    counter: "airequest",
+    prefix: "",
+    first: 100_000,
+};
+pub const ISSUER: IdKind = IdKind {
+    counter: "issuer",
+    prefix: "",
+    first: 100_000,
+};
+pub const OFFERING: IdKind = IdKind {
+    counter: "offering",
+    prefix: "",
+    first: 100_000,
+};
 
 /// Hands out IDs from blocks reserved in the store.
 pub struct IdAllocator {

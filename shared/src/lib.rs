@@ -19,9 +19,11 @@ pub mod logging;
 pub mod mask;
 pub mod model;
 pub mod operator;
+pub mod operator_offerings;
 pub mod providers;
 pub mod queue;
 pub mod records;
+pub mod reviews;
 pub mod store;
 pub mod webhooks;
 

@@ -1,5 +1,6 @@
 //! The operator API (`/operator/...`): clients, keys, webhook registrations and tokens,
-//! and the flag lists of SSNs and email addresses that cannot be used.
+//! the flag lists of SSNs and email addresses that cannot be used, and reviews
+//! (accreditation requests, manual KYC/AML requests: `crate::reviews`).
 //! JSON in and out, `Authorization: Bearer <operator token>`. In AWS it is its own function
 //! behind IAM authorization; client keys never reach it.
 
@@ -15,8 +16,9 @@ use crate::auth::{hash_key, random_secret, ClientRecord};
 use crate::error::ApiError;
 use crate::http::RawRequest;
 use crate::model::flags::{FlagKind, VALUE_ATTR};
+use crate::reviews::{self, Committed};
 use crate::store::{Cond, Index, Item, Query, Val, Write, MAX_TRANSACTION_WRITES};
-use crate::webhooks::{registration_key, tokens_key};
+use crate::webhooks::{registration_key, tokens_key, Envelope};
 
 struct OpError(u16, String);
 
@@ -57,8 +59,20 @@ fn authorized(app: &App, req: &RawRequest) -> bool {
     presented.is_some_and(|t| hash_key(t) == hash_key(expected))
 }
 
-/// Handles an operator request.
-pub async fn handle(app: &Arc<App>, req: &RawRequest, path: &str) -> Response<Bytes> {
+/// Handles an operator request: its response, and the webhooks a successful one fired (the
+/// reviews fire their methods' webhooks), to hand over once the response is written.
+pub async fn handle(app: &Arc<App>, req: &RawRequest, path: &str) -> (Response<Bytes>, Vec<Envelope>) {
+    let committed = Committed::default();
+    let response = respond_to(app, req, path, &committed).await;
+    let events = if response.status().is_success() {
+        std::mem::take(&mut *committed.lock().unwrap_or_else(|e| e.into_inner()))
+    } else {
+        Vec::new()
+    };
+    (response, events)
+}
+
+async fn respond_to(app: &Arc<App>, req: &RawRequest, path: &str, committed: &Committed) -> Response<Bytes> {
     if app.operator == OperatorAccess::Disabled {
         return respond(404, json!({"error": "not found"}));
     }
@@ -80,6 +94,31 @@ pub async fn handle(app: &Arc<App>, req: &RawRequest, path: &str) -> Response<By
         (&Method::POST, ["operator", "clients", id, "webhook-tokens"]) => new_token(app, id).await,
         (&Method::PUT, ["operator", "clients", id, "field-permissions"]) => field_permissions(app, id, body).await,
         (m, ["operator", "flags", kind]) => flags(app, m, kind, body).await,
+        (&Method::POST, ["operator", "clients", id, "ai-requests", request, "review"]) => {
+            reviews::operator_ai_review(app, id, request, body, committed)
+                .await
+                .map_err(|(status, msg)| OpError(status, msg))
+        }
+        (&Method::POST, ["operator", "clients", id, "kyc-requests", request, "review"]) => {
+            reviews::operator_kyc_review(app, id, request, body, committed)
+                .await
+                .map_err(|(status, msg)| OpError(status, msg))
+        }
+        (&Method::POST, ["operator", "clients", id, "offerings", offering, "approve"]) => {
+            crate::operator_offerings::approve(app, id, offering)
+                .await
+                .map_err(|(status, msg)| OpError(status, msg))
+        }
+        (&Method::PUT, ["operator", "clients", id, "offerings", offering, "escrow-account"]) => {
+            crate::operator_offerings::link_escrow(app, id, offering, body)
+                .await
+                .map_err(|(status, msg)| OpError(status, msg))
+        }
+        (&Method::PUT, ["operator", "clients", id, "custodian-settings"]) => {
+            crate::operator_offerings::custodian_settings(app, id, body)
+                .await
+                .map_err(|(status, msg)| OpError(status, msg))
+        }
         _ => Err(OpError(404, format!("no operator endpoint {} {path}", req.method))),
     };
     match result {

@@ -20,6 +20,12 @@ pub trait Record: Serialize + DeserializeOwned + Send + Sync {
     fn created(&self) -> &str;
     /// Virtually deleted (part 1, §Conventions 9).
     fn deleted(&self) -> bool;
+    /// Takes values a record keeps as top-level attributes of its item, outside the JSON
+    /// in `d` (counters other writes change with one conditional update, such as an
+    /// offering's `remainingShares`); called by [`from_item`]. Records with such attributes
+    /// are written with [`insert_with`] and [`update_in_place`], never [`replace`] (a put
+    /// would overwrite them).
+    fn read_attrs(&mut self, _item: &Item) {}
 }
 
 /// The partition holding a client's records of one kind.
@@ -70,10 +76,11 @@ fn to_item<R: Record>(client: &str, r: &R, version: i64) -> Result<Item, ApiErro
 /// Decodes a stored record.
 pub fn from_item<R: Record>(item: &Item) -> Result<Stored<R>, ApiError> {
     let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let rec = serde_json::from_str(d).map_err(|e| {
+    let mut rec: R = serde_json::from_str(d).map_err(|e| {
         tracing::error!(error = %e, kind = R::KIND, "corrupt record");
         ApiError::Internal(String::new())
     })?;
+    rec.read_attrs(item);
     let version = item
         .get("v")
         .and_then(Val::as_num)
@@ -92,13 +99,20 @@ pub async fn load<R: Record>(store: &dyn Store, client: &str, id: &str) -> Resul
 
 /// The writes that insert a new record and count it.
 pub fn insert<R: Record>(client: &str, r: &R) -> Result<Vec<Write>, ApiError> {
+    insert_with(client, r, Vec::new())
+}
+
+/// [`insert`], with top-level attributes beside the record (see [`Record::read_attrs`]).
+pub fn insert_with<R: Record>(client: &str, r: &R, attrs: Vec<(String, Val)>) -> Result<Vec<Write>, ApiError> {
     let counts = vec![
         Update::Add("live".into(), Decimal::ONE),
         Update::Add("all".into(), Decimal::ONE),
     ];
+    let mut item = to_item(client, r, 1)?;
+    item.extend(attrs);
     Ok(vec![
         Write::Put {
-            item: to_item(client, r, 1)?,
+            item,
             cond: Some(Cond::NotExists),
         },
         Write::Update {
@@ -131,6 +145,59 @@ pub fn replace<R: Record>(client: &str, before: &Stored<R>, after: &R) -> Result
         });
     }
     Ok(writes)
+}
+
+/// Like [`replace`], as one update that sets the record's JSON, version and list-index keys
+/// and leaves every other attribute of the item alone (those [`Record::read_attrs`] reads,
+/// which other writes change concurrently). `ops` are applied in the same update, and
+/// `cond` is required beside the version check.
+pub fn update_in_place<R: Record>(
+    client: &str,
+    before: &Stored<R>,
+    after: &R,
+    ops: Vec<Update>,
+    cond: Option<Cond>,
+) -> Result<Vec<Write>, ApiError> {
+    let item = to_item(client, after, before.version + 1)?;
+    let mut all_ops = ops;
+    for attr in ["v", "d", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk"] {
+        match item.get(attr) {
+            Some(v) => all_ops.push(Update::Set(attr.into(), v.clone())),
+            None => all_ops.push(Update::Remove(attr.into())),
+        }
+    }
+    let version = Cond::Cmp("v".into(), crate::store::CmpOp::Eq, Val::from(before.version));
+    let cond = match cond {
+        Some(c) => Cond::And(vec![version, c]),
+        None => version,
+    };
+    let mut writes = vec![Write::Update {
+        key: key::<R>(client, after.id()),
+        ops: all_ops,
+        cond: Some(cond),
+    }];
+    if before.rec.deleted() != after.deleted() {
+        let delta = if after.deleted() {
+            Decimal::NEGATIVE_ONE
+        } else {
+            Decimal::ONE
+        };
+        writes.push(Write::Update {
+            key: counter_key::<R>(client),
+            ops: vec![Update::Add("live".into(), delta)],
+            cond: None,
+        });
+    }
+    Ok(writes)
+}
+
+/// The check that a record is still as read (same version), for a transaction that
+/// depends on it without writing it: a concurrent change fails the transaction.
+pub fn unchanged<R: Record>(client: &str, before: &Stored<R>) -> Write {
+    Write::Check {
+        key: key::<R>(client, before.rec.id()),
+        cond: Cond::Cmp("v".into(), crate::store::CmpOp::Eq, Val::from(before.version)),
+    }
 }
 
 /// The number of live (or all) records of a kind.

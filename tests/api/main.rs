@@ -1,11 +1,15 @@
 //! The black-box API suite: every case runs on the embedded store and on DynamoDB + SQS.
 
 mod accounts_ops;
+mod accreditation;
 mod costs;
+mod documents;
 mod fixtures;
 mod kyc;
+mod kyc_review;
 mod links;
 mod lists;
+mod offerings;
 mod parties_accounts;
 mod parties_ops;
 mod platform;

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 use shared::model::kyc::{
-    BillingEntry, CheckResponse, CheckType, KycRecord, KycRequest, Session, ANSWER_WINDOW_SECS, REPORT, REQUEST,
+    request_ref, CheckResponse, CheckType, KycRecord, KycRequest, Session, ANSWER_WINDOW_SECS, REPORT, REQUEST,
 };
 use shared::model::{Entity, Party};
 use shared::providers::kyc::{KycProvider, SandboxKyc, Subject, Verdict};
@@ -13,11 +13,12 @@ use shared::records::{self, Stored};
 use shared::store::{StoreError, Write};
 use shared::webhooks::Event;
 use shared::{op, Routes};
-use shared::{ApiError, Ctx, Environment, Params, Reply};
+use shared::{ApiError, Ctx, Params, Reply};
 
 use crate::accounts::live_account;
 use crate::entities::live_entity;
 use crate::parties::live_party;
+use crate::support::billing;
 
 const AUTO_APPROVED: &str = "Auto Approved";
 const DISAPPROVED: &str = "Disapproved";
@@ -165,24 +166,6 @@ fn kyc_base(ctx: &Ctx, id: &str, before: Option<&Stored<KycRecord>>) -> KycRecor
     rec.deleted = false;
     rec.updated = now;
     rec
-}
-
-/// A billing entry of a billed operation: written in production only (sandbox calls are
-/// not billed, part 1).
-fn billing(ctx: &Ctx, operation: &str, subject: &str, reference: &str) -> Result<Vec<Write>, ApiError> {
-    if ctx.app.env != Environment::Production {
-        return Ok(Vec::new());
-    }
-    let created = ctx.now();
-    let entry = BillingEntry {
-        id: format!("{created}#{}", shared::ids::unique()),
-        operation: operation.to_owned(),
-        subject_id: subject.to_owned(),
-        reference: reference.to_owned(),
-        deleted: false,
-        created,
-    };
-    records::insert(ctx.client_id(), &entry)
 }
 
 /// Reads the party and its KYC record, plans the writes, and commits them; a concurrent
@@ -472,8 +455,9 @@ pub async fn get_kyc_aml_response(ctx: Ctx, p: Params) -> Result<Reply, ApiError
 }
 
 /// `POST /v3/requestKycAml` (billed): a manual KYC/AML request for a party, entity or
-/// account (`investorId`), once per investor (a second is HTTP 400 `1400`);
-/// `requestDetails` = [{`investorId`, `requestId`}].
+/// account (`investorId`), once per investor (a second is HTTP 400 `1400`), `requestStatus`
+/// `Pending`; `requestDetails` = [{`investorId`, `requestId`}]. The review is
+/// `kyc_review.rs`.
 pub async fn request_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["investorId"])?;
     if id.starts_with('A') {
@@ -481,13 +465,17 @@ pub async fn request_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     } else {
         Target::load(&ctx, &id).await?;
     }
+    let now = ctx.now();
     let request = KycRequest {
         id: id.clone(),
         request_id: ctx.next_id(REQUEST).await?,
-        deleted: false,
-        created: ctx.now(),
+        request_status: PENDING.to_owned(),
+        created: now.clone(),
+        updated: now,
+        ..KycRequest::default()
     };
     let mut writes = records::insert(ctx.client_id(), &request)?;
+    writes.push(request_ref(ctx.client_id(), &request.request_id, &id));
     writes.extend(billing(&ctx, "requestKycAml", &id, &request.request_id)?);
     match ctx.commit(writes, Vec::new()).await {
         Ok(()) => Ok(Reply::ok().with_value(

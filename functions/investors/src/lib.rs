@@ -1,11 +1,15 @@
-//! The investors group: accounts, parties, entities and links. Each resource module
-//! registers its own operations.
+//! The investors group: accounts, parties, entities, links, KYC/AML and accreditation.
+//! Each resource module registers its own operations.
 
 mod accounts;
+mod accreditation;
+mod ai_documents;
 mod archive;
+mod documents;
 mod entities;
 mod entity_supp;
 mod kyc;
+mod kyc_review;
 mod links;
 mod notes;
 mod parties;
@@ -26,4 +30,8 @@ pub fn routes() -> Routes {
         .merge(notes::routes())
         .merge(suitability::routes())
         .merge(kyc::routes())
+        .merge(kyc_review::routes())
+        .merge(accreditation::routes())
+        .merge(documents::routes())
+        .merge(ai_documents::routes())
 }

@@ -1,13 +1,15 @@
 //! What the party and entity operations share: the flag checks (`775`, `776`) committed
 //! with the state change, webhook payloads made of a response record, reading a client's
-//! whole partition of one kind, and the small parameter forms of the method-style reads.
+//! whole partition of one kind, the small parameter forms of the method-style reads, and
+//! the billing entries of billed operations.
 
 use serde_json::{Map, Value};
 use shared::model::flags::FlagKind;
+use shared::model::kyc::BillingEntry;
 use shared::records::{self, Record};
 use shared::store::{Index, Query, StoreError, Write};
 use shared::webhooks::Event;
-use shared::{ApiError, Ctx, Params, Reply};
+use shared::{ApiError, Ctx, Environment, Params, Reply};
 
 /// The flag checks of one request: each a transaction item with the error it stands for.
 #[derive(Default)]
@@ -179,4 +181,23 @@ pub fn int_at_least(p: &Params, name: &str, min: i64) -> Result<Option<usize>, A
         Some(n) if n >= min => Ok(usize::try_from(n).ok()),
         Some(_) => Err(ApiError::invalid(name, format!("must be at least {min}"))),
     }
+}
+
+/// A billing entry of a billed operation (KYC/AML checks, manual KYC/AML requests,
+/// accreditation verification): written in production only, in the transaction of the
+/// operation's state change (sandbox calls are not billed, part 1).
+pub fn billing(ctx: &Ctx, operation: &str, subject: &str, reference: &str) -> Result<Vec<Write>, ApiError> {
+    if ctx.app.env != Environment::Production {
+        return Ok(Vec::new());
+    }
+    let created = ctx.now();
+    let entry = BillingEntry {
+        id: format!("{created}#{}", shared::ids::unique()),
+        operation: operation.to_owned(),
+        subject_id: subject.to_owned(),
+        reference: reference.to_owned(),
+        deleted: false,
+        created,
+    };
+    records::insert(ctx.client_id(), &entry)
 }

@@ -99,6 +99,53 @@ async fn scenario(env: Vec<(&str, String)>) {
     let got = hook.next(5).await.expect("webhook delivered by the local API");
     assert_eq!(got.body, format!("partyId={id}&KYCstatus=&AMLstatus="));
 
+    // A document: uploaded as multipart, its signed URL read back over HTTP without
+    // credentials (the local API serves it under /blobs/, or S3 does), tampering refused.
+    let pdf: Vec<u8> = b"%PDF-1.4\n"
+        .iter()
+        .copied()
+        .chain((0..2000u32).map(|i| (i % 251) as u8))
+        .collect();
+    let (content_type, multipart) = api_tests::multipart_body(
+        &[("partyId", &id), ("documentTitle", "documentTitle0=Passport")],
+        &[("userfile0", "passport.pdf", &pdf)],
+    );
+    let body: Value = http
+        .post(format!("{}/v3/uploadPartyDocument", server.base))
+        .header("authorization", &auth)
+        .header("content-type", content_type)
+        .body(multipart)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["statusCode"], "101", "{body}");
+    let body: Value = http
+        .post(format!("{}/v3/getPartyDocument", server.base))
+        .header("authorization", &auth)
+        .form(&[("partyId", id.as_str())])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let doc_url = body["partyDocumentDetails"][0]["documentUrl"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let old_base = server.base.clone();
+    let local_blobs = doc_url.starts_with(&old_base);
+    let resp = http.get(&doc_url).send().await.unwrap();
+    assert_eq!(resp.status(), 200, "{doc_url}");
+    assert_eq!(resp.bytes().await.unwrap().as_ref(), pdf.as_slice());
+    if local_blobs {
+        let bad = doc_url.replace("signature=", "signature=0");
+        assert_eq!(http.get(&bad).send().await.unwrap().status(), 403);
+    }
+
     // Bodies over 1 MiB are refused with 413 before anything is parsed or written.
     let big = format!("{form}&notes={}", "x".repeat(1 << 20));
     let resp = http
@@ -140,6 +187,12 @@ async fn scenario(env: Vec<(&str, String)>) {
         .await
         .unwrap();
     assert_eq!(list["parties"][0]["partyId"], id.as_str(), "{list}");
+    // A URL handed out before the restart still reads (the local signing secret persists;
+    // the restarted server listens on another port).
+    let doc_url = doc_url.replacen(&old_base, &server.base, 1);
+    let resp = http.get(&doc_url).send().await.unwrap();
+    assert_eq!(resp.status(), 200, "{doc_url}");
+    assert_eq!(resp.bytes().await.unwrap().as_ref(), pdf.as_slice());
 }
 
 #[tokio::test]
@@ -159,7 +212,8 @@ async fn serves_persists_and_delivers_on_dynamodb_and_sqs() {
     scenario(vec![
         ("IPS_STORE", "dynamodb".into()),
         ("IPS_TABLE", name.clone()),
-        ("IPS_WEBHOOK_QUEUE", name),
+        ("IPS_WEBHOOK_QUEUE", name.clone()),
+        ("IPS_BUCKET", name),
     ])
     .await;
 }

@@ -32,6 +32,13 @@ impl Reply {
         self
     }
 
+    /// Makes `statusDesc` a JSON value other than a string (getIssuerAccount answers an
+    /// object there): a body key replaces the envelope's key of the same name in place.
+    pub fn desc_value(mut self, value: Value) -> Self {
+        self.body.insert("statusDesc".to_owned(), value);
+        self
+    }
+
     /// Adds a key holding an already built value (moved, not copied).
     pub fn with_value(mut self, key: &str, value: Value) -> Self {
         self.body.insert(key.to_owned(), value);

@@ -87,11 +87,8 @@ impl App {
         );
         async {
             if path.starts_with("/operator/") || path == "/operator" {
-                let response = crate::operator::handle(self, &req, &path).await;
-                return Handled {
-                    response,
-                    events: Vec::new(),
-                };
+                let (response, events) = crate::operator::handle(self, &req, &path).await;
+                return Handled { response, events };
             }
             if req.method == Method::GET && path.starts_with(crate::blobs::LOCAL_PREFIX) {
                 if let Some(response) = self.serve_blob(&path, req.query.as_deref(), &request_id).await {

@@ -42,6 +42,8 @@ pub struct Routes {
     methods: HashMap<&'static str, Handler>,
     folded: HashMap<String, (&'static str, Handler)>,
     resources: Vec<Resource>,
+    /// Operations also served without the `/v3` prefix, where the spec writes their path so.
+    unprefixed: Vec<&'static str>,
 }
 
 /// What a path resolved to.
@@ -69,6 +71,14 @@ impl Routes {
         self
     }
 
+    /// Also serves the operation `name` (registered with [`Routes::op`]) at `/<name>`, without
+    /// the `/v3` prefix, because the spec writes its path that way (`POST /updateKycAmlStatus`).
+    /// Other paths without `/v3` stay unknown (part 1, Versioning 3).
+    pub fn unprefixed(mut self, name: &'static str) -> Self {
+        self.unprefixed.push(name);
+        self
+    }
+
     /// Registers a resource-style route; `{name}` segments become parameters.
     pub fn resource(mut self, verb: Method, pattern: &'static str, scope: ScopeReq, handler: Handler) -> Self {
         let segments = pattern.trim_matches('/').split('/').collect();
@@ -86,6 +96,7 @@ impl Routes {
         self.methods.extend(other.methods);
         self.folded.extend(other.folded);
         self.resources.extend(other.resources);
+        self.unprefixed.extend(other.unprefixed);
         self
     }
 
@@ -120,6 +131,7 @@ impl Routes {
         let name = match parts.as_slice() {
             ["v3", name] => *name,
             ["getAccount"] => "getAccount",
+            [name] if self.unprefixed.contains(name) => *name,
             _ => return None,
         };
         if !matches!(*verb, Method::GET | Method::POST | Method::PUT) {

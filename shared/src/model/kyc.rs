@@ -5,9 +5,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::error::ApiError;
 use crate::ids::IdKind;
 use crate::providers::kyc::Question;
 use crate::records::Record;
+use crate::store::{Cond, Key, Store, Val, Write};
 
 /// Numbers handed to the provider as references (its sandbox uses them as report IDs).
 pub const REPORT: IdKind = IdKind {
@@ -123,6 +125,8 @@ impl KycRecord {
 }
 
 /// A manual KYC/AML request (requestKycAml), keyed by the investor ID: one per investor.
+/// The review fills it in: updateKycAmlRequest moves `requestStatus`, updateKycAmlStatus
+/// (or the operator's review) records the decided `kycStatus`/`amlStatus`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct KycRequest {
@@ -130,9 +134,63 @@ pub struct KycRequest {
     pub id: String,
     #[serde(rename = "requestId")]
     pub request_id: String,
+    /// `Pending` when made; then as sent to updateKycAmlRequest (no fixed list).
+    #[serde(rename = "requestStatus")]
+    pub request_status: String,
+    /// The reviewer's decision, as sent; empty until one is made.
+    #[serde(rename = "kycStatus")]
+    pub kyc_status: String,
+    #[serde(rename = "amlStatus")]
+    pub aml_status: String,
+    pub notes: String,
     pub deleted: bool,
     #[serde(rename = "createdDate")]
     pub created: String,
+    #[serde(rename = "updatedDate")]
+    pub updated: String,
+}
+
+impl KycRequest {
+    /// The record the review operations answer and their webhooks carry (every stored
+    /// field but `deleted`, in this order).
+    pub fn details(&self) -> serde_json::Map<String, Value> {
+        let mut m = match serde_json::to_value(self) {
+            Ok(Value::Object(m)) => m,
+            _ => serde_json::Map::new(),
+        };
+        m.shift_remove("deleted");
+        m
+    }
+}
+
+/// The key of the entry naming the investor of a request ID (written with the request), so
+/// that a request is found by its `requestId` with one read.
+pub fn request_ref_key(client: &str, request_id: &str) -> Key {
+    Key::new(format!("{client}#KYCREQUESTID"), request_id)
+}
+
+const REF_INVESTOR: &str = "investorId";
+
+/// The entry naming `investor` as the owner of `request_id`.
+pub fn request_ref(client: &str, request_id: &str, investor: &str) -> Write {
+    let mut item = request_ref_key(client, request_id).item();
+    item.insert(REF_INVESTOR.into(), Val::S(investor.to_owned()));
+    Write::Put {
+        item,
+        cond: Some(Cond::NotExists),
+    }
+}
+
+/// The investor whose manual request has this `requestId`, if any.
+pub async fn investor_of_request(
+    store: &dyn Store,
+    client: &str,
+    request_id: &str,
+) -> Result<Option<String>, ApiError> {
+    Ok(store
+        .get(&request_ref_key(client, request_id))
+        .await?
+        .and_then(|i| i.get(REF_INVESTOR).and_then(Val::as_str).map(str::to_owned)))
 }
 
 impl Record for KycRequest {

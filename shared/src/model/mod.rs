@@ -2,17 +2,24 @@
 //! the operations choose the casing each method answers with.
 
 pub mod account;
+pub mod accreditation;
+pub mod ai_documents;
+pub mod custodian_settings;
 pub mod entity_supp;
 pub mod flags;
+pub mod issuer;
 pub mod kyc;
 pub mod link;
 pub mod note;
+pub mod offering;
 pub mod party;
 pub mod suitability;
 pub mod validate;
 
 pub use account::Account;
+pub use issuer::{Issuer, IssuerAccount};
 pub use link::Link;
+pub use offering::Offering;
 pub use party::{Entity, Party};
 
 /// A record's public fields: its stored fields without the `internal` ones, plus the

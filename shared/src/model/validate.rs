@@ -50,3 +50,65 @@ pub fn account_state(v: &str) -> Result<String, ApiError> {
         Err(ApiError::invalid("state", "must be a two-letter US state code or NOUS"))
     }
 }
+
+/// An amount parameter (offering amounts): a non-negative decimal in plain notation
+/// (`1000`, `1000.5`, `.25`), at most six decimal places; anything else `106`.
+pub fn amount(name: &str, v: &str) -> Result<rust_decimal::Decimal, ApiError> {
+    let t = v.trim();
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let well_formed = !(int.is_empty() && frac.is_empty()) && digits(int) && digits(frac) && frac.len() <= 6;
+    if !well_formed {
+        return Err(ApiError::invalid(
+            name,
+            "must be a non-negative decimal number with at most six decimal places",
+        ));
+    }
+    t.parse::<rust_decimal::Decimal>()
+        .map_err(|_| ApiError::invalid(name, "is out of range"))
+}
+
+/// A count of units: a non-negative integer; anything else `106`.
+pub fn units(name: &str, v: &str) -> Result<i64, ApiError> {
+    let t = v.trim();
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ApiError::invalid(name, "must be a whole number of units"));
+    }
+    t.parse().map_err(|_| ApiError::invalid(name, "is out of range"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amounts_are_plain_non_negative_decimals_of_six_places_at_most() {
+        for (v, want) in [
+            ("1000", "1000"),
+            ("0.5", "0.5"),
+            (".25", "0.25"),
+            ("7.", "7"),
+            (" 12.123456 ", "12.123456"),
+        ] {
+            assert_eq!(amount("a", v).unwrap().to_string(), want, "{v}");
+        }
+        for v in [
+            "",
+            ".",
+            "-1",
+            "+1",
+            "1e5",
+            "1,000",
+            "1.1234567",
+            "abc",
+            "1.2.3",
+            "99999999999999999999999999999999",
+        ] {
+            assert!(amount("a", v).is_err(), "{v}");
+        }
+        assert_eq!(units("u", "12").unwrap(), 12);
+        for v in ["", "1.5", "-2", "x"] {
+            assert!(units("u", v).is_err(), "{v}");
+        }
+    }
+}

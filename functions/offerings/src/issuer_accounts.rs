@@ -1,0 +1,251 @@
+//! Issuer financial accounts: createIssuerAccount (creates, or updates the existing one),
+//! getIssuerAccount and deleteIssuerAccount. Storage only: nothing reviews them.
+
+use serde_json::{json, Value};
+use shared::model::issuer::{
+    custodian_delete, custodian_key, custodians, live_issuer, no_issuer, IssuerAccount, ISSUER_ACCOUNT_ACTIVE,
+};
+use shared::model::validate;
+use shared::records::{self, Record};
+use shared::store::{StoreError, Write, MAX_TRANSACTION_WRITES};
+use shared::webhooks::Event;
+use shared::{insert_array, op, ApiError, Ctx, Params, Reply, Routes};
+
+use crate::support::{busy, numeric_id, record_event, redact, required_if_permitted, RETRIES};
+
+/// The fields a createIssuerAccount request may set (field permissions, `110`).
+const FIELDS: &[&str] = &[
+    "companyName",
+    "companyState",
+    "createdIpAddress",
+    "issuingCountry",
+    "accountType",
+    "entityType",
+    "companyTaxID",
+    "accountMiddleInitial",
+    "socialSecurityNumber",
+    "dob",
+    "residentUS",
+    "citizenUS",
+    "addressline1",
+    "addressLine1",
+    "addressline2",
+    "addressLine2",
+    "city",
+    "state",
+    "zip",
+    "country",
+    "additionalInfo",
+    "accountfirstName",
+    "accountlastName",
+];
+
+const SENSITIVE: &[&str] = &["socialSecurityNumber", "dob"];
+
+fn non_blank(v: String, check: impl Fn(&str) -> Result<String, ApiError>) -> Result<String, ApiError> {
+    if v.trim().is_empty() {
+        Ok(v)
+    } else {
+        check(&v)
+    }
+}
+
+/// The account a createIssuerAccount request describes (every field from its parameters).
+fn account_from_params(ctx: &Ctx, p: &Params, issuer_id: &str) -> Result<IssuerAccount, ApiError> {
+    let company_name = required_if_permitted(ctx, p, &["companyName"])?;
+    let company_state = non_blank(required_if_permitted(ctx, p, &["companyState"])?, |v| {
+        let ok = v.len() == 2 && v.bytes().all(|b| b.is_ascii_alphabetic());
+        ok.then(|| v.to_owned())
+            .ok_or_else(|| ApiError::invalid("companyState", "must be two letters"))
+    })?;
+    let created_ip = required_if_permitted(ctx, p, &["createdIpAddress"])?;
+    let issuing_country = required_if_permitted(ctx, p, &["issuingCountry"])?;
+    let company_tax_id = non_blank(p.text(&["companyTaxID"])?, |v| {
+        let ok = v.len() == 9 && v.bytes().all(|b| b.is_ascii_digit());
+        ok.then(|| v.to_owned())
+            .ok_or_else(|| ApiError::invalid("companyTaxID", "must be 9 digits, no hyphens"))
+    })?;
+    Ok(IssuerAccount {
+        issuer_id: issuer_id.to_owned(),
+        account_first_name: p.text(&["accountfirstName", "accountFirstName"])?,
+        account_last_name: p.text(&["accountlastName", "accountLastName"])?,
+        account_type: p.text(&["accountType"])?,
+        company_name,
+        company_state,
+        entity_type: p.text(&["entityType"])?,
+        company_tax_id,
+        account_middle_initial: p.text(&["accountMiddleInitial"])?,
+        ssn: non_blank(p.text(&["socialSecurityNumber"])?, validate::ssn)?,
+        dob: non_blank(p.text(&["dob"])?, |v| validate::date("dob", v))?,
+        resident_us: p.text(&["residentUS"])?,
+        citizen_us: p.text(&["citizenUS"])?,
+        address_line1: p.text(&["addressline1", "addressLine1"])?,
+        address_line2: p.text(&["addressline2", "addressLine2"])?,
+        city: p.text(&["city"])?,
+        state: p.text(&["state"])?,
+        zip: p.text(&["zip"])?,
+        country: p.text(&["country"])?,
+        issuing_country,
+        additional_info: p.text(&["additionalInfo"])?,
+        status: ISSUER_ACCOUNT_ACTIVE.into(),
+        deleted: false,
+        created: String::new(),
+        created_ip,
+        updated: String::new(),
+    })
+}
+
+/// `PUT /v3/createIssuerAccount`: the issuer's financial account. A new account answers
+/// `Financial issuer details` = `[true, [record]]`; when the issuer already has one it is
+/// rewritten from the parameters (its `createdDate` kept) and the answer holds only key
+/// `1`: `{"1": [record]}` (the insert array without its element 0).
+pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELDS)?;
+    let issuer_id = numeric_id(&p, "issuerId")?;
+    let mut account = account_from_params(&ctx, &p, &issuer_id)?;
+    let issuer = live_issuer(ctx.store(), ctx.client_id(), &issuer_id).await?;
+    for _ in 0..RETRIES {
+        let existing = records::load::<IssuerAccount>(ctx.store(), ctx.client_id(), &issuer_id).await?;
+        let now = ctx.now();
+        account.updated.clone_from(&now);
+        let (writes, updated) = match &existing {
+            None => {
+                account.created.clone_from(&now);
+                (records::insert(ctx.client_id(), &account)?, false)
+            }
+            Some(s) if s.rec.deleted() => {
+                account.created.clone_from(&now);
+                (records::replace(ctx.client_id(), s, &account)?, false)
+            }
+            Some(s) => {
+                account.created.clone_from(&s.rec.created);
+                (records::replace(ctx.client_id(), s, &account)?, true)
+            }
+        };
+        let record = account.created_view(&issuer.rec.issuer_status);
+        let mut payload = record.clone();
+        redact(&mut payload, SENSITIVE);
+        match ctx
+            .commit(writes, vec![record_event("createIssuerAccount", &payload)])
+            .await
+        {
+            Ok(()) => {
+                let details = if updated {
+                    json!({"1": [record]})
+                } else {
+                    insert_array(record)
+                };
+                return Ok(Reply::ok().with_value("Financial issuer details", details));
+            }
+            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(busy())
+}
+
+/// The issuer's live financial account: `106` for a missing or non-numeric `issuerId`,
+/// `136` when the issuer or its account does not exist. One read: deleteIssuer deletes the
+/// account with the issuer, so a live account always has a live issuer.
+async fn issuer_account(ctx: &Ctx, p: &Params) -> Result<records::Stored<IssuerAccount>, ApiError> {
+    let issuer_id = numeric_id(p, "issuerId")?;
+    match records::load::<IssuerAccount>(ctx.store(), ctx.client_id(), &issuer_id).await? {
+        Some(s) if !s.rec.deleted => Ok(s),
+        _ => Err(no_issuer()),
+    }
+}
+
+/// `POST /v3/getIssuerAccount`: `statusDesc` is the account object (SSN and `dob` decoded),
+/// then `issuerId` and `Financial issuer details`, the custodian records.
+pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let s = issuer_account(&ctx, &p).await?;
+    let status = s.rec.status_view();
+    let custodian_records: Vec<Value> = custodians(ctx.store(), ctx.client_id(), &s.rec.issuer_id)
+        .await?
+        .iter()
+        .map(|c| c.view())
+        .collect();
+    let mut payload = status.clone();
+    redact(&mut payload, SENSITIVE);
+    ctx.commit(Vec::new(), vec![record_event("getIssuerAccount", &payload)])
+        .await?;
+    Ok(Reply::ok()
+        .desc_value(Value::Object(status))
+        .with("issuerId", &s.rec.issuer_id)
+        .with_value("Financial issuer details", Value::Array(custodian_records)))
+}
+
+/// `POST /v3/deleteIssuerAccount`: with `providerid`, deletes that custodian record only
+/// (`136` when the issuer has none with that ID); without it, virtually deletes the
+/// financial account and deletes all its custodian records.
+pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let provider = match p.int("providerid")? {
+        Some(n) if n >= 0 => Some(n.to_string()),
+        Some(_) => return Err(ApiError::invalid("providerid", "Numeric values only")),
+        None => None,
+    };
+    let issuer_id = numeric_id(&p, "issuerId")?;
+    let done = || Reply::ok().desc("Issuer Financial Account deleted successfully!");
+    if let Some(provider) = provider {
+        live_issuer(ctx.store(), ctx.client_id(), &issuer_id).await?;
+        let event = Event::new("deleteIssuerAccount")
+            .field("issuerId", issuer_id.clone())
+            .field("providerid", provider.clone());
+        let write = custodian_delete(ctx.client_id(), &issuer_id, &provider);
+        return match ctx.commit(vec![write], vec![event]).await {
+            Ok(()) => Ok(done()),
+            Err(StoreError::ConditionFailed { .. }) => Err(ApiError::coded(
+                "136",
+                "Issuer Financial Account custodian record does not exist.",
+            )),
+            Err(e) => Err(e.into()),
+        };
+    }
+    for _ in 0..RETRIES {
+        let stored = issuer_account(&ctx, &p).await?;
+        let mut after = stored.rec.clone();
+        after.deleted = true;
+        after.updated = ctx.now();
+        let mut writes = records::replace(ctx.client_id(), &stored, &after)?;
+        let providers: Vec<String> = custodians(ctx.store(), ctx.client_id(), &issuer_id)
+            .await?
+            .into_iter()
+            .map(|c| c.providerid)
+            .collect();
+        let room = MAX_TRANSACTION_WRITES - writes.len() - 1;
+        let (now, later) = providers.split_at(providers.len().min(room));
+        writes.extend(now.iter().map(|id| Write::Delete {
+            key: custodian_key(ctx.client_id(), &issuer_id, id),
+            cond: None,
+        }));
+        let event = Event::new("deleteIssuerAccount").field("issuerId", issuer_id.clone());
+        match ctx.commit(writes, vec![event]).await {
+            Ok(()) => {
+                // Beyond one transaction's room: cleared afterwards (the account is already
+                // deleted, so nothing reads them).
+                for chunk in later.chunks(MAX_TRANSACTION_WRITES) {
+                    let deletes = chunk
+                        .iter()
+                        .map(|id| Write::Delete {
+                            key: custodian_key(ctx.client_id(), &issuer_id, id),
+                            cond: None,
+                        })
+                        .collect();
+                    ctx.store().write(deletes).await?;
+                }
+                return Ok(done());
+            }
+            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(busy())
+}
+
+/// The issuer financial account routes.
+pub fn routes() -> Routes {
+    Routes::new()
+        .op("createIssuerAccount", op!(create))
+        .op("getIssuerAccount", op!(get))
+        .op("deleteIssuerAccount", op!(delete))
+}

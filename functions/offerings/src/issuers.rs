@@ -1,0 +1,242 @@
+//! Issuers: createIssuer, updateIssuer, getIssuer, deleteIssuer, getAllIssuers (deprecated)
+//! and `GET /v3/issuers`.
+
+use http::Method;
+use serde_json::{json, Value};
+use shared::auth::PiiLevel;
+use shared::http::router::ScopeReq;
+use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::model::issuer::{live_issuer, no_issuer, Issuer, IssuerAccount};
+use shared::records::{self, Stored};
+use shared::store::StoreError;
+use shared::webhooks::Event;
+use shared::{insert_array, op, ApiError, Ctx, Params, Reply, Routes};
+
+use crate::support::{busy, ids_event, newest, numeric_id, record_event, required_if_permitted, RETRIES};
+
+/// The fields an issuer request may set (field permissions, `110`).
+const FIELDS: &[&str] = &[
+    "issuerName",
+    "firstName",
+    "lastName",
+    "email",
+    "phoneNumber",
+    "issuerStatus",
+    "field1",
+];
+
+/// The createIssuer parameters part 2 marks required.
+const REQUIRED: &[&str] = &["issuerName", "firstName", "lastName", "email"];
+
+/// Most records getAllIssuers answers (as getAllOffers).
+const ALL_MAX: usize = 10_000;
+
+/// `phoneNumber` (an integer in part 2): digits, stored as text; blank counts as absent.
+fn phone(p: &Params) -> Result<Option<Option<String>>, ApiError> {
+    match p.opt(&["phoneNumber"])? {
+        None => Ok(None),
+        Some(v) if v.trim().is_empty() => Ok(Some(None)),
+        Some(v) if v.trim().bytes().all(|b| b.is_ascii_digit()) => Ok(Some(Some(v.trim().to_owned()))),
+        Some(_) => Err(ApiError::invalid("phoneNumber", "Numeric values only")),
+    }
+}
+
+/// `PUT /v3/createIssuer`: status `Pending`; required fields follow the field-permission rule.
+pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELDS)?;
+    let mut req = Vec::with_capacity(REQUIRED.len());
+    for name in REQUIRED {
+        req.push(required_if_permitted(&ctx, &p, &[name])?);
+    }
+    let [issuer_name, first_name, last_name, email] =
+        <[String; 4]>::try_from(req).map_err(|_| ApiError::Internal(String::new()))?;
+    let phone_number = phone(&p)?.flatten();
+    let created_ip = p
+        .opt(&["createdIpAddress", "createdIPAddress"])?
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| ctx.ip.to_string());
+    let now = ctx.now();
+    let issuer = Issuer {
+        id: ctx.next_id(shared::ids::ISSUER).await?,
+        issuer_name,
+        first_name,
+        last_name,
+        email,
+        phone_number,
+        issuer_status: "Pending".into(),
+        field1: p.text(&["field1"])?,
+        deleted: false,
+        created: now.clone(),
+        created_ip,
+        updated: now,
+        updated_ip: String::new(),
+    };
+    let record = json!({"issuerId": issuer.id, "issuerStatus": issuer.issuer_status});
+    let event = Event::new("createIssuer")
+        .field("issuerId", issuer.id.clone())
+        .field("issuerStatus", issuer.issuer_status.clone());
+    ctx.commit(records::insert(ctx.client_id(), &issuer)?, vec![event])
+        .await?;
+    Ok(Reply::ok().with("issuerDetails", insert_array(record)))
+}
+
+/// The issuer an update names: `106` when `issuerId` is missing, `136` when it is malformed
+/// or unknown (as the incumbent answers updateIssuer).
+async fn issuer_to_update(ctx: &Ctx, p: &Params) -> Result<Stored<Issuer>, ApiError> {
+    let id = p.req(&["issuerId"])?;
+    let id = id.trim();
+    if !id.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(no_issuer());
+    }
+    live_issuer(ctx.store(), ctx.client_id(), id).await
+}
+
+/// `updateIssuer`: `issuerId` and any of the createIssuer fields, `issuerStatus` (free
+/// text) and `field1`; the ones sent replace the stored values. Answers exactly
+/// `[true, [{issuerId, issuerStatus}]]` (as observed).
+pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELDS)?;
+    let mut sent = Vec::new();
+    for name in REQUIRED {
+        let v = p.opt(&[name])?;
+        if v.as_deref().is_some_and(|v| v.trim().is_empty()) && ctx.client.may_set(name) {
+            return Err(ApiError::missing(name));
+        }
+        sent.push(v);
+    }
+    let phone_number = phone(&p)?;
+    let status = p.opt(&["issuerStatus"])?;
+    let field1 = p.opt(&["field1"])?;
+    for _ in 0..RETRIES {
+        let stored = issuer_to_update(&ctx, &p).await?;
+        let mut after = stored.rec.clone();
+        let fields = [
+            &mut after.issuer_name,
+            &mut after.first_name,
+            &mut after.last_name,
+            &mut after.email,
+        ];
+        for (slot, v) in fields.into_iter().zip(&sent) {
+            if let Some(v) = v {
+                slot.clone_from(v);
+            }
+        }
+        if let Some(v) = &phone_number {
+            after.phone_number.clone_from(v);
+        }
+        if let Some(v) = &status {
+            after.issuer_status.clone_from(v);
+        }
+        if let Some(v) = &field1 {
+            after.field1.clone_from(v);
+        }
+        after.updated = ctx.now();
+        after.updated_ip = ctx.ip.to_string();
+        let record = json!({"issuerId": after.id, "issuerStatus": after.issuer_status});
+        let event = Event::new("updateIssuer")
+            .field("issuerId", after.id.clone())
+            .field("issuerStatus", after.issuer_status.clone());
+        match ctx
+            .commit(records::replace(ctx.client_id(), &stored, &after)?, vec![event])
+            .await
+        {
+            Ok(()) => return Ok(Reply::ok().with("issuerDetails", insert_array(record))),
+            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(busy())
+}
+
+/// The issuer a read or delete names: `106` when missing or not numeric, `136` when unknown.
+async fn named_issuer(ctx: &Ctx, p: &Params) -> Result<Stored<Issuer>, ApiError> {
+    let id = numeric_id(p, "issuerId")?;
+    live_issuer(ctx.store(), ctx.client_id(), &id).await
+}
+
+/// `POST /v3/getIssuer`: `issuerDetails`, an array of the one issuer record.
+pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let s = named_issuer(&ctx, &p).await?;
+    let record = s.rec.view();
+    ctx.commit(Vec::new(), vec![record_event("getIssuer", &record)]).await?;
+    Ok(Reply::ok().with_value("issuerDetails", Value::Array(vec![Value::Object(record)])))
+}
+
+/// `POST /v3/deleteIssuer`: a virtual delete, with the issuer's financial account (so that
+/// a live account always has a live issuer). The issuer's offerings stay as they are.
+pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    for _ in 0..RETRIES {
+        let stored = named_issuer(&ctx, &p).await?;
+        let mut after = stored.rec.clone();
+        after.deleted = true;
+        after.updated = ctx.now();
+        after.updated_ip = ctx.ip.to_string();
+        let mut writes = records::replace(ctx.client_id(), &stored, &after)?;
+        if let Some(account) = records::load::<IssuerAccount>(ctx.store(), ctx.client_id(), &after.id).await? {
+            if !account.rec.deleted {
+                let mut gone = account.rec.clone();
+                gone.deleted = true;
+                gone.updated.clone_from(&after.updated);
+                writes.extend(records::replace(ctx.client_id(), &account, &gone)?);
+            }
+        }
+        let event = Event::new("deleteIssuer").field("issuerId", after.id.clone());
+        match ctx.commit(writes, vec![event]).await {
+            Ok(()) => return Ok(Reply::ok().desc("Issuer deleted successfully!")),
+            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(busy())
+}
+
+/// `POST /v3/getAllIssuers` (deprecated; `GET /v3/issuers` replaces it): no parameters;
+/// `issuerDetails`, the live issuers newest first, at most 10,000.
+pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
+    let issuers = newest::<Issuer>(&ctx, ALL_MAX).await?;
+    let event = ids_event("getAllIssuers", "issuerIds", issuers.iter().map(|i| i.id.clone()));
+    ctx.commit(Vec::new(), vec![event]).await?;
+    let records = issuers.iter().map(|i| Value::Object(i.view())).collect();
+    Ok(Reply::ok().with_value("issuerDetails", Value::Array(records)))
+}
+
+const LIST: ListSpec = ListSpec {
+    fields: &[
+        f("issuerId", FieldKind::Id),
+        f("issuerName", FieldKind::Text),
+        f("firstName", FieldKind::Text),
+        f("lastName", FieldKind::Text),
+        f("email", FieldKind::Text),
+        f("phoneNumber", FieldKind::Text),
+        f("issuerStatus", FieldKind::Text),
+        f("createdDate", FieldKind::Date),
+        f("updatedDate", FieldKind::Date),
+    ],
+    id_field: "issuerId",
+    default_sort: ("createdDate", Dir::Desc),
+    equality_only: false,
+    sort_fallback: false,
+};
+
+/// `GET /v3/issuers`: scope `issuer.read.pii_medium` (or higher), newest first.
+pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let q = shared::list::parse(p.query_pairs(), &LIST)?;
+    let page = records::list::<Issuer>(ctx.store(), ctx.client_id(), &q, Issuer::list_view).await?;
+    Ok(page.into_reply("issuers"))
+}
+
+/// The issuer routes.
+pub fn routes() -> Routes {
+    const READ: ScopeReq = ScopeReq {
+        family: "issuer.read",
+        min: PiiLevel::Medium,
+        name: "issuer.read.pii_medium",
+    };
+    Routes::new()
+        .op("createIssuer", op!(create))
+        .op("updateIssuer", op!(update))
+        .op("getIssuer", op!(get))
+        .op("deleteIssuer", op!(delete))
+        .op("getAllIssuers", op!(get_all))
+        .resource(Method::GET, "/v3/issuers", READ, op!(list))
+}

@@ -1,0 +1,399 @@
+//! Offerings: createOffering, updateOffering, getOffering, getAllOffers (deprecated),
+//! searchOffering and `GET /v3/offerings`.
+
+use http::Method;
+use rust_decimal::Decimal;
+use serde_json::{json, Value};
+use shared::auth::PiiLevel;
+use shared::http::router::ScopeReq;
+use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::model::issuer::live_issuer;
+use shared::model::offering::{self, attr, status, Offering, ISSUE_TYPES};
+use shared::model::validate;
+use shared::records;
+use shared::store::{CmpOp, Cond, StoreError, Update, Val};
+use shared::webhooks::Event;
+use shared::{insert_array, op, ApiError, Ctx, Params, Reply, Routes};
+
+use crate::support::{busy, ids_event, live_offering, newest, numeric_id, record_event, RETRIES};
+
+/// The fields an offering request may set (field permissions, `110`).
+const FIELDS: &[&str] = &[
+    "issuerId",
+    "issueName",
+    "issueType",
+    "targetAmount",
+    "minAmount",
+    "maxAmount",
+    "unitPrice",
+    "totalShares",
+    "startDate",
+    "endDate",
+    "offeringStatus",
+    "offeringText",
+    "stampingText",
+    "field1",
+    "field2",
+    "field3",
+];
+
+/// Most records getAllOffers answers (part 1, Limits).
+const ALL_MAX: usize = 10_000;
+/// Most records searchOffering answers.
+const SEARCH_MAX: usize = 1000;
+
+/// The amount rules checked on every created or updated offering.
+fn check_amounts(o: &Offering) -> Result<(), ApiError> {
+    if o.unit_price <= Decimal::ZERO {
+        return Err(ApiError::invalid("unitPrice", "must be greater than zero"));
+    }
+    if o.target_amount > o.max_amount {
+        return Err(ApiError::invalid("targetAmount", "must not be above maxAmount"));
+    }
+    if o.min_amount > o.max_amount {
+        return Err(ApiError::invalid("minAmount", "must not be above maxAmount"));
+    }
+    Ok(())
+}
+
+fn derived_shares(o: &Offering) -> Result<i64, ApiError> {
+    Offering::shares_for(o.max_amount, o.unit_price)
+        .ok_or_else(|| ApiError::invalid("unitPrice", "gives more shares than can be counted"))
+}
+
+/// `totalShares`, when sent: a whole number of units.
+fn explicit_shares(p: &Params) -> Result<Option<i64>, ApiError> {
+    match p.opt(&["totalShares"])? {
+        Some(v) if !v.trim().is_empty() => validate::units("totalShares", &v).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// `PUT /v3/createOffering`: status `Pending`; `issueType` stored as sent (not validated);
+/// `escrowAccountNumber` ignored (the operator links escrow accounts). `totalShares` is
+/// `maxAmount / unitPrice` in whole units unless `totalShares` is sent; `remainingShares`
+/// starts equal to it.
+pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELDS)?;
+    let issuer_id = numeric_id(&p, "issuerId")?;
+    let mut o = Offering {
+        issuer_id,
+        issue_name: p.req(&["issueName"])?,
+        issue_type: p.req(&["issueType"])?,
+        target_amount: validate::amount("targetAmount", &p.req(&["targetAmount"])?)?,
+        min_amount: validate::amount("minAmount", &p.req(&["minAmount"])?)?,
+        max_amount: validate::amount("maxAmount", &p.req(&["maxAmount"])?)?,
+        unit_price: validate::amount("unitPrice", &p.req(&["unitPrice"])?)?,
+        start_date: validate::date("startDate", &p.req(&["startDate"])?)?,
+        end_date: validate::date("endDate", &p.req(&["endDate"])?)?,
+        offering_text: p.req(&["offeringText"])?,
+        stamping_text: p.req(&["stampingText"])?,
+        field1: p.text(&["field1"])?,
+        field2: p.text(&["field2"])?,
+        field3: p.text(&["field3"])?,
+        status: status::PENDING.into(),
+        ..Offering::default()
+    };
+    check_amounts(&o)?;
+    let explicit = explicit_shares(&p)?;
+    o.total_shares = match explicit {
+        Some(n) => n,
+        None => derived_shares(&o)?,
+    };
+    o.remaining_shares = o.total_shares;
+    o.created_ip = p
+        .opt(&["createIPAddress", "createdIPAddress", "createdIpAddress"])?
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| ctx.ip.to_string());
+    live_issuer(ctx.store(), ctx.client_id(), &o.issuer_id).await?;
+    o.id = ctx.next_id(shared::ids::OFFERING).await?;
+    o.created = ctx.now();
+    o.updated = o.created.clone();
+    let record = json!({"offeringId": o.id, "offeringStatus": o.status});
+    let event = Event::new("createOffering")
+        .field("offeringId", o.id.clone())
+        .field("offeringStatus", o.status.clone());
+    ctx.commit(offering::insert(ctx.client_id(), &o)?, vec![event]).await?;
+    Ok(Reply::ok().with("offeringDetails", insert_array(record)))
+}
+
+/// A parameter updateOffering may change: `None` when not sent; `106` when sent blank (every
+/// such field is required at creation).
+fn changed(p: &Params, name: &str) -> Result<Option<String>, ApiError> {
+    match p.opt(&[name])? {
+        Some(v) if v.trim().is_empty() => Err(ApiError::missing(name)),
+        other => Ok(other),
+    }
+}
+
+/// The updateOffering webhook: part 1's fields in order.
+fn updated_event(o: &Offering) -> Event {
+    let mut record = o.details();
+    record.insert("createdDate".into(), o.created.clone().into());
+    record.insert("createdIPAddress".into(), o.created_ip.clone().into());
+    record_event("updateOffering", &record)
+}
+
+/// What an updateOffering request changes, parsed before anything is read.
+struct Changes {
+    issue_name: Option<String>,
+    issue_type: Option<String>,
+    target: Option<Decimal>,
+    min: Option<Decimal>,
+    max: Option<Decimal>,
+    unit: Option<Decimal>,
+    total: Option<i64>,
+    start: Option<String>,
+    end: Option<String>,
+    status: Option<&'static str>,
+    offering_text: Option<String>,
+    stamping_text: Option<String>,
+    fields: [Option<String>; 3],
+}
+
+fn parse_changes(p: &Params) -> Result<Changes, ApiError> {
+    let amount = |name: &str| -> Result<Option<Decimal>, ApiError> {
+        changed(p, name)?.map(|v| validate::amount(name, &v)).transpose()
+    };
+    let issue_type = match changed(p, "issueType")? {
+        Some(v) if ISSUE_TYPES.iter().any(|t| t.eq_ignore_ascii_case(v.trim())) => Some(v),
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "issueType",
+                format!("must be one of {}", ISSUE_TYPES.join(", ")),
+            ))
+        }
+        None => None,
+    };
+    let status = match changed(p, "offeringStatus")? {
+        None => None,
+        Some(v) if v.trim().eq_ignore_ascii_case(status::PENDING) => Some(status::PENDING),
+        Some(v) if v.trim().eq_ignore_ascii_case(status::DENIED) => Some(status::DENIED),
+        Some(v) if v.trim().eq_ignore_ascii_case(status::APPROVED) => {
+            return Err(ApiError::invalid(
+                "offeringStatus",
+                "Approved is set by the operator's approval",
+            ))
+        }
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "offeringStatus",
+                "must be Pending or Denied (closeOffering, cancelOffering, reopenOffering and deleteOffering change the others)",
+            ))
+        }
+    };
+    Ok(Changes {
+        issue_name: changed(p, "issueName")?,
+        issue_type,
+        target: amount("targetAmount")?,
+        min: amount("minAmount")?,
+        max: amount("maxAmount")?,
+        unit: amount("unitPrice")?,
+        total: explicit_shares(p)?,
+        start: changed(p, "startDate")?
+            .map(|v| validate::date("startDate", &v))
+            .transpose()?,
+        end: changed(p, "endDate")?
+            .map(|v| validate::date("endDate", &v))
+            .transpose()?,
+        status,
+        offering_text: changed(p, "offeringText")?,
+        stamping_text: changed(p, "stampingText")?,
+        fields: [p.opt(&["field1"])?, p.opt(&["field2"])?, p.opt(&["field3"])?],
+    })
+}
+
+impl Changes {
+    /// The offering after the changes, or the rule it breaks.
+    fn apply(&self, before: &Offering) -> Result<Offering, ApiError> {
+        let mut o = before.clone();
+        let set = |slot: &mut String, v: &Option<String>| {
+            if let Some(v) = v {
+                slot.clone_from(v);
+            }
+        };
+        set(&mut o.issue_name, &self.issue_name);
+        set(&mut o.issue_type, &self.issue_type);
+        set(&mut o.start_date, &self.start);
+        set(&mut o.end_date, &self.end);
+        set(&mut o.offering_text, &self.offering_text);
+        set(&mut o.stamping_text, &self.stamping_text);
+        for (slot, v) in [&mut o.field1, &mut o.field2, &mut o.field3]
+            .into_iter()
+            .zip(&self.fields)
+        {
+            set(slot, v);
+        }
+        o.target_amount = self.target.unwrap_or(o.target_amount);
+        o.min_amount = self.min.unwrap_or(o.min_amount);
+        o.max_amount = self.max.unwrap_or(o.max_amount);
+        o.unit_price = self.unit.unwrap_or(o.unit_price);
+        check_amounts(&o)?;
+        if let Some(s) = self.status {
+            if !before.accepts_investments() {
+                return Err(ApiError::invalid(
+                    "offeringStatus",
+                    format!("the offering is {}: reopen it first", before.status),
+                ));
+            }
+            o.status = s.into();
+        }
+        let pricing_changed = o.max_amount != before.max_amount || o.unit_price != before.unit_price;
+        o.total_shares = match self.total {
+            Some(n) => n,
+            None if pricing_changed => derived_shares(&o)?,
+            None => before.total_shares,
+        };
+        Ok(o)
+    }
+}
+
+/// `updateOffering` (POST as observed): `offeringId` and any of createOffering's fields,
+/// `issueType` checked against Equity, Debt, Hybrid, Fund (any casing), `offeringStatus`
+/// `Pending` or `Denied`. `totalShares` follows an explicit `totalShares`, or is derived
+/// again when `maxAmount` or `unitPrice` changes; `remainingShares` moves by the same
+/// number of units and may not drop below zero (`106`: units already reserved by trades).
+/// Answers `offeringDetails` = `[true, [getOffering object]]`; fires `updateOffering`.
+pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELDS)?;
+    let id = numeric_id(&p, "offeringId")?;
+    let changes = parse_changes(&p)?;
+    for _ in 0..RETRIES {
+        let stored = offering::live(ctx.store(), ctx.client_id(), &id).await?;
+        let mut after = changes.apply(&stored.rec)?;
+        let delta = after.total_shares - stored.rec.total_shares;
+        if stored.rec.remaining_shares + delta < 0 {
+            return Err(too_few_shares(&stored.rec));
+        }
+        after.remaining_shares = stored.rec.remaining_shares + delta;
+        after.updated = ctx.now();
+        after.updated_ip = ctx.ip.to_string();
+        let (ops, cond) = if delta == 0 {
+            (Vec::new(), None)
+        } else {
+            let ops = vec![Update::Add(attr::REMAINING_SHARES.into(), Decimal::from(delta))];
+            let cond = (delta < 0).then(|| Cond::Cmp(attr::REMAINING_SHARES.into(), CmpOp::Ge, Val::from(-delta)));
+            (ops, cond)
+        };
+        let writes = offering::update(ctx.client_id(), &stored, &after, ops, cond)?;
+        match ctx.commit(writes, vec![updated_event(&after)]).await {
+            Ok(()) => {
+                return Ok(Reply::ok().with("offeringDetails", insert_array(Value::Object(after.details()))));
+            }
+            // The version moved (a concurrent update) or trades reserved the units this
+            // change would remove: read again and decide on the fresh copy.
+            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(busy())
+}
+
+fn too_few_shares(o: &Offering) -> ApiError {
+    ApiError::invalid(
+        "totalShares",
+        format!(
+            "cannot drop below the {} units already reserved by trades",
+            o.total_shares - o.remaining_shares
+        ),
+    )
+}
+
+/// `POST /v3/getOffering`: `offeringDetails`, an array of the one offering object
+/// (OBSERVED.md), `remainingShares` as it stands.
+pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let s = live_offering(&ctx, &p).await?;
+    let record = s.rec.details();
+    ctx.commit(Vec::new(), vec![record_event("getOffering", &record)])
+        .await?;
+    Ok(Reply::ok().with_value("offeringDetails", Value::Array(vec![Value::Object(record)])))
+}
+
+/// `POST /v3/getAllOffers` (deprecated; `GET /v3/offerings` replaces it): no parameters;
+/// `offeringDetails`, the live offerings newest first, at most 10,000 (part 1, Limits).
+pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
+    let all = newest::<Offering>(&ctx, ALL_MAX).await?;
+    let event = ids_event("getAllOffers", "offeringIds", all.iter().map(|o| o.id.clone()));
+    ctx.commit(Vec::new(), vec![event]).await?;
+    let records = all.iter().map(|o| Value::Object(o.summary())).collect();
+    Ok(Reply::ok().with_value("offeringDetails", Value::Array(records)))
+}
+
+fn matches(o: &Offering, needle: &str) -> bool {
+    [&o.id, &o.issuer_id, &o.issue_name, &o.issue_type, &o.status]
+        .iter()
+        .any(|v| v.to_lowercase().contains(needle))
+}
+
+/// `searchOffering`: `searchKeyword` (required), a case-insensitive part of the offering
+/// ID, issuer ID, `issueName`, `issueType` or `offeringStatus`; `offeringDetails`, the
+/// matching live offerings as getOffering objects, newest first, at most 1000.
+pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let needle = p.req(&["searchKeyword"])?.trim().to_lowercase();
+    let found: Vec<Offering> = newest::<Offering>(&ctx, usize::MAX)
+        .await?
+        .into_iter()
+        .filter(|o| matches(o, &needle))
+        .take(SEARCH_MAX)
+        .collect();
+    let event = ids_event("searchOffering", "offeringIds", found.iter().map(|o| o.id.clone()));
+    ctx.commit(Vec::new(), vec![event]).await?;
+    let records = found.iter().map(|o| Value::Object(o.details())).collect();
+    Ok(Reply::ok().with_value("offeringDetails", Value::Array(records)))
+}
+
+const LIST: ListSpec = ListSpec {
+    fields: &[
+        f("issuerId", FieldKind::Id),
+        f("offeringId", FieldKind::Id),
+        f("issueName", FieldKind::Text),
+        f("issueType", FieldKind::Text),
+        f("targetAmount", FieldKind::Number),
+        f("minAmount", FieldKind::Number),
+        f("maxAmount", FieldKind::Number),
+        f("unitPrice", FieldKind::Number),
+        f("totalShares", FieldKind::Number),
+        f("remainingShares", FieldKind::Number),
+        f("startDate", FieldKind::Date),
+        f("endDate", FieldKind::Date),
+        f("offeringStatus", FieldKind::Text),
+        f("offeringText", FieldKind::Text),
+        f("stampingText", FieldKind::Text),
+        f("escrowAccountNumber", FieldKind::Text),
+        f("field1", FieldKind::Text),
+        f("field2", FieldKind::Text),
+        f("field3", FieldKind::Text),
+        f("createdDate", FieldKind::Date),
+        f("createdIPAddress", FieldKind::Text),
+        f("updatedDate", FieldKind::Date),
+        f("virtualStatus", FieldKind::Text),
+    ],
+    id_field: "offeringId",
+    default_sort: ("createdDate", Dir::Desc),
+    equality_only: false,
+    sort_fallback: false,
+};
+
+/// `GET /v3/offerings`: scope `offering.read` (any PII level: offerings hold no PII),
+/// newest first.
+pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let q = shared::list::parse(p.query_pairs(), &LIST)?;
+    let page = records::list::<Offering>(ctx.store(), ctx.client_id(), &q, Offering::list_view).await?;
+    Ok(page.into_reply("offerings"))
+}
+
+/// The offering routes.
+pub fn routes() -> Routes {
+    const READ: ScopeReq = ScopeReq {
+        family: "offering.read",
+        min: PiiLevel::Low,
+        name: "offering.read",
+    };
+    Routes::new()
+        .op("createOffering", op!(create))
+        .op("updateOffering", op!(update))
+        .op("getOffering", op!(get))
+        .op("getAllOffers", op!(get_all))
+        .op("searchOffering", op!(search))
+        .resource(Method::GET, "/v3/offerings", READ, op!(list))
+}

@@ -1,0 +1,104 @@
+//! What the offering and issuer operations share: ID parameters, the issuer field-permission
+//! rule, webhook payloads made of a response record, and newest-first reads of a kind.
+
+use serde_json::{Map, Value};
+use shared::model::offering::{self, Offering};
+use shared::records::{self, Record, Stored};
+use shared::store::{Index, Query};
+use shared::webhooks::Event;
+use shared::{ApiError, Ctx, Params};
+
+/// How many times an operation re-applies itself to a fresh copy after a concurrent change
+/// of the same record won the version check.
+pub const RETRIES: usize = 5;
+
+/// What a version-conditioned write that lost to a concurrent change answers once the
+/// retries are used up (never expected in practice).
+pub fn busy() -> ApiError {
+    tracing::error!("record changed concurrently on every attempt");
+    ApiError::Internal(String::new())
+}
+
+/// A required numeric ID parameter: `106` when missing or not all digits.
+pub fn numeric_id(p: &Params, name: &str) -> Result<String, ApiError> {
+    let v = p.req(&[name])?;
+    let v = v.trim();
+    if v.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(v.to_owned())
+    } else {
+        Err(ApiError::invalid(name, "Numeric values only"))
+    }
+}
+
+/// A parameter part 2 marks required for an issuer operation: enforced (`106` when missing
+/// or blank) only when the caller's key has the field permission (part 1, Conventions 10);
+/// otherwise skipped silently (a key without the permission cannot send it: `110`).
+pub fn required_if_permitted(ctx: &Ctx, p: &Params, names: &[&str]) -> Result<String, ApiError> {
+    if names.iter().all(|n| ctx.client.may_set(n)) {
+        p.req(names)
+    } else {
+        p.text(names)
+    }
+}
+
+/// A record value as webhook text: strings as they are, numbers as text, booleans `1`/`0`,
+/// null (and nested values) omitted.
+fn value_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(if *b { "1" } else { "0" }.to_owned()),
+        _ => None,
+    }
+}
+
+/// The webhook of a method part 1's table does not list: the fields of its response record,
+/// in order (CONTRACT.md, Webhook payloads).
+pub fn record_event(method: &str, record: &Map<String, Value>) -> Event {
+    record
+        .iter()
+        .fold(Event::new(method), |e, (k, v)| e.field(k, value_text(v)))
+}
+
+/// The webhook of a read that answers a set of records: the answered IDs, comma separated.
+pub fn ids_event(method: &str, name: &str, ids: impl Iterator<Item = String>) -> Event {
+    Event::new(method).field(name, ids.collect::<Vec<_>>().join(","))
+}
+
+/// A stored SSN or date of birth as webhooks carry it: `REDACTED` when set (part 1,
+/// Conventions 8), empty otherwise.
+pub fn redact(record: &mut Map<String, Value>, fields: &[&str]) {
+    for f in fields {
+        if let Some(v) = record.get_mut(*f) {
+            if v.as_str().is_some_and(|s| !s.is_empty()) {
+                *v = Value::String(shared::mask::REDACTED.into());
+            }
+        }
+    }
+}
+
+/// The caller's live records of one kind, newest first (`createdDate`, then ID), at most
+/// `max`: the live-list index read backwards, one page per 1000.
+pub async fn newest<R: Record>(ctx: &Ctx, max: usize) -> Result<Vec<R>, ApiError> {
+    let mut q = Query::new(Index::Gsi1, records::partition::<R>(ctx.client_id()));
+    q.forward = false;
+    let mut out = Vec::new();
+    loop {
+        q.limit = (max - out.len()).min(1000) as u32;
+        let page = ctx.store().query(&q).await?;
+        for item in &page.items {
+            out.push(records::from_item::<R>(item)?.rec);
+        }
+        match page.next {
+            Some(next) if out.len() < max => q.start = Some(next),
+            _ => return Ok(out),
+        }
+    }
+}
+
+/// The live offering named by the `offeringId` parameter: `106` when missing or not
+/// numeric, `138` when unknown or deleted.
+pub async fn live_offering(ctx: &Ctx, p: &Params) -> Result<Stored<Offering>, ApiError> {
+    let id = numeric_id(p, "offeringId")?;
+    offering::live(ctx.store(), ctx.client_id(), &id).await
+}

@@ -1,0 +1,254 @@
+//! Accreditation verification requests (requestAiVerification): one record per request,
+//! keyed by its `airequestId`, plus an entry per request under its account so that one
+//! account's requests are one query (getAiRequest). The status rules of part 2 (§States and
+//! transitions, Accreditation request status) live here; the transaction that applies them
+//! is `crate::reviews`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::ids::sortable;
+use crate::mask::MASK;
+use crate::model::Account;
+use crate::records::Record;
+use crate::store::{Cond, Index, Item, Key, Query, Val, Write};
+use crate::webhooks::Event;
+
+/// The status of a new request.
+pub const PENDING: &str = "Pending";
+/// The account's `accreditedStatus` after an `Approved` request.
+pub const VERIFIED_ACCREDITED: &str = "Verified Accredited";
+/// The account's `accreditedStatus` after a `rejected` request.
+pub const NOT_ACCREDITED: &str = "Not Accredited";
+
+/// An accreditation request, stored with the field names of part 2's Accreditation request.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AiRequest {
+    #[serde(rename = "airequestId")]
+    pub id: String,
+    #[serde(rename = "accountId")]
+    pub account_id: String,
+    /// As sent (`Upload` expected, not validated).
+    #[serde(rename = "aiMethod")]
+    pub ai_method: String,
+    /// As sent (optional parameter of requestAiVerification).
+    pub allow: String,
+    /// When the latest decision (`Approved` or `rejected`) was made; empty before.
+    #[serde(rename = "aiDate")]
+    pub ai_date: String,
+    /// Who made the latest reviewer status change.
+    #[serde(rename = "reviewedBy")]
+    pub reviewed_by: String,
+    pub notes: String,
+    /// Stored as sent, any casing (part 2: no fixed list).
+    #[serde(rename = "aiRequestStatus")]
+    pub status: String,
+    pub deleted: bool,
+    #[serde(rename = "createdDate")]
+    pub created: String,
+    #[serde(rename = "updatedDate")]
+    pub updated: String,
+}
+
+impl Record for AiRequest {
+    const KIND: &'static str = "AIREQUEST";
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn created(&self) -> &str {
+        &self.created
+    }
+    fn deleted(&self) -> bool {
+        self.deleted
+    }
+}
+
+/// The account `accreditedStatus` a request status decides: `Approved` → `Verified
+/// Accredited`, `rejected` → `Not Accredited` (any casing, surrounding blanks ignored);
+/// any other status decides nothing.
+pub fn decided_status(request_status: &str) -> Option<&'static str> {
+    let s = request_status.trim();
+    if s.eq_ignore_ascii_case("approved") {
+        Some(VERIFIED_ACCREDITED)
+    } else if s.eq_ignore_ascii_case("rejected") {
+        Some(NOT_ACCREDITED)
+    } else {
+        None
+    }
+}
+
+/// A status change of a request: the new status (stored as sent) and, from a reviewer,
+/// notes and who reviewed (each kept as it was when absent).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StatusChange {
+    pub status: String,
+    pub notes: Option<String>,
+    pub reviewed_by: Option<String>,
+}
+
+impl AiRequest {
+    /// The request after `change` at `now`: a decision also sets `aiDate`.
+    pub fn changed(&self, change: &StatusChange, now: &str) -> AiRequest {
+        let mut r = self.clone();
+        r.status = change.status.clone();
+        if let Some(n) = &change.notes {
+            r.notes = n.clone();
+        }
+        if let Some(by) = &change.reviewed_by {
+            r.reviewed_by = by.clone();
+        }
+        if decided_status(&change.status).is_some() {
+            r.ai_date = now.to_owned();
+        }
+        r.updated = now.to_owned();
+        r
+    }
+
+    /// The record of getAiRequest's `request` array, in part 2's order: the request's
+    /// fields, the account's `accountName` and `accreditedStatus` as stored, and the masked
+    /// `clientId` and `developerAPIKey`.
+    pub fn details(&self, account: &Account) -> Map<String, Value> {
+        let mut m = Map::new();
+        let mut put = |k: &str, v: &str| {
+            m.insert(k.into(), Value::from(v));
+        };
+        put("airequestId", &self.id);
+        put("accountId", &self.account_id);
+        put("aiMethod", &self.ai_method);
+        put("allow", &self.allow);
+        put("aiDate", &self.ai_date);
+        put("reviewedBy", &self.reviewed_by);
+        put("notes", &self.notes);
+        put("aiRequestStatus", &self.status);
+        put("createdDate", &self.created);
+        put("accountName", &account.account_name);
+        put("accreditedStatus", &account.accredited_status);
+        put("clientId", MASK);
+        put("developerAPIKey", MASK);
+        m
+    }
+
+    /// The record of requestAiVerification, updateAiVerification (`with_notes`) and
+    /// updateAiRequest: `accountId`, `aiRequestStatus`, `airequestId`, [`notes`,]
+    /// `accreditedStatus` (the account's value as stored after the call).
+    pub fn summary(&self, accredited_status: &str, with_notes: bool) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("accountId".into(), Value::from(self.account_id.as_str()));
+        m.insert("aiRequestStatus".into(), Value::from(self.status.as_str()));
+        m.insert("airequestId".into(), Value::from(self.id.as_str()));
+        if with_notes {
+            m.insert("notes".into(), Value::from(self.notes.as_str()));
+        }
+        m.insert("accreditedStatus".into(), Value::from(accredited_status));
+        m
+    }
+
+    /// The webhook of `method`: the fields of [`AiRequest::summary`] (part 1's table).
+    pub fn event(&self, method: &str, accredited_status: &str, with_notes: bool) -> Event {
+        self.summary(accredited_status, with_notes)
+            .into_iter()
+            .fold(Event::new(method), |e, (k, v)| {
+                e.field(&k, v.as_str().map(str::to_owned))
+            })
+    }
+}
+
+/// The account after a request moved to `request_status` at `now`, when that status
+/// decides its `accreditedStatus` and the value changes; `None` when the account stays.
+pub fn account_after(account: &Account, request_status: &str, now: &str) -> Option<Account> {
+    let decided = decided_status(request_status)?;
+    if account.accredited_status == decided {
+        return None;
+    }
+    let mut a = account.clone();
+    a.accredited_status = decided.to_owned();
+    a.updated = now.to_owned();
+    Some(a)
+}
+
+/// The partition listing one account's requests.
+fn account_partition(client: &str, account_id: &str) -> String {
+    format!("{client}#AIREQUEST@{account_id}")
+}
+
+/// The attribute of an account entry naming its request.
+const ENTRY_REQUEST: &str = "airequestId";
+
+/// The entry that lists a new request under its account (written with the request).
+pub fn account_entry(client: &str, r: &AiRequest) -> Write {
+    let mut item = Key::new(account_partition(client, &r.account_id), sortable(&r.id)).item();
+    item.insert(ENTRY_REQUEST.into(), Val::S(r.id.clone()));
+    Write::Put {
+        item,
+        cond: Some(Cond::NotExists),
+    }
+}
+
+/// The query of one account's entries, newest request first.
+pub fn account_entries(client: &str, account_id: &str) -> Query {
+    let mut q = Query::new(Index::Table, account_partition(client, account_id));
+    q.forward = false;
+    q
+}
+
+/// The request an account entry names.
+pub fn entry_request_id(item: &Item) -> Option<&str> {
+    item.get(ENTRY_REQUEST).and_then(Val::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_approved_and_rejected_decide_in_any_casing() {
+        assert_eq!(decided_status("Approved"), Some(VERIFIED_ACCREDITED));
+        assert_eq!(decided_status(" APPROVED "), Some(VERIFIED_ACCREDITED));
+        assert_eq!(decided_status("rejected"), Some(NOT_ACCREDITED));
+        assert_eq!(decided_status("Rejected"), Some(NOT_ACCREDITED));
+        for other in [
+            "Pending",
+            "Need More Info",
+            "New Info Added",
+            "Updated Letter Requested",
+            "",
+        ] {
+            assert_eq!(decided_status(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn a_decision_dates_the_request_and_changes_the_account_once() {
+        let r = AiRequest {
+            id: "100000".into(),
+            status: PENDING.into(),
+            notes: "n".into(),
+            ..AiRequest::default()
+        };
+        let change = StatusChange {
+            status: "approved".into(),
+            notes: None,
+            reviewed_by: Some("rev".into()),
+        };
+        let after = r.changed(&change, "2024-01-02 03:04:05");
+        assert_eq!(
+            (after.status.as_str(), after.notes.as_str(), after.reviewed_by.as_str()),
+            ("approved", "n", "rev")
+        );
+        assert_eq!(after.ai_date, "2024-01-02 03:04:05");
+        let account = Account::default();
+        let a = account_after(&account, "approved", "t").unwrap();
+        assert_eq!(a.accredited_status, VERIFIED_ACCREDITED);
+        assert_eq!(account_after(&a, "Approved", "t2"), None, "no change, no write");
+        assert_eq!(account_after(&a, "Need More Info", "t2"), None);
+        let other = r.changed(
+            &StatusChange {
+                status: "Need More Info".into(),
+                ..change
+            },
+            "t",
+        );
+        assert_eq!(other.ai_date, "");
+    }
+}

@@ -1,0 +1,407 @@
+//! Reviews that a client method and the operator API both make, so both apply the same
+//! state change and fire the same webhook:
+//!
+//! - an accreditation request's status (updateAiRequest, updateAiVerification and
+//!   `POST /operator/clients/{clientId}/ai-requests/{airequestId}/review`);
+//! - the decision on a manual KYC/AML request (updateKycAmlStatus and
+//!   `POST /operator/clients/{clientId}/kyc-requests/{requestId}/review`).
+//!
+//! Each is one transaction of the records it changes and its webhook's outbox entry,
+//! conditioned on the versions read; a concurrent change makes it read again and re-plan.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::{Arc, Mutex};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::app::{App, Ctx};
+use crate::auth::PiiLevel;
+use crate::documents::{self, Document};
+use crate::error::ApiError;
+use crate::model::accreditation::{account_after, decided_status, AiRequest, StatusChange, VERIFIED_ACCREDITED};
+use crate::model::ai_documents;
+use crate::model::kyc::{investor_of_request, KycRequest};
+use crate::model::{Account, Entity, Party};
+use crate::records::{self, Stored};
+use crate::store::{StoreError, Write};
+use crate::webhooks::{Envelope, Event};
+
+/// How often a transaction is re-planned after a concurrent change before giving up.
+const ATTEMPTS: usize = 5;
+
+/// The webhook a reviewer's status change of an accreditation request fires.
+pub const AI_REVIEW_METHOD: &str = "updateAiVerification";
+/// The webhook a KYC/AML review decision fires.
+pub const KYC_REVIEW_METHOD: &str = "updateKycAmlStatus";
+
+/// `148`: the account does not exist (for this client), is deleted or archived.
+fn no_account() -> ApiError {
+    ApiError::coded("148", "Account is not exist/active.")
+}
+
+/// `152`: no request of the caller has this ID (the incumbent's text).
+pub fn no_request() -> ApiError {
+    ApiError::coded("152", "Request Id not exits.")
+}
+
+/// A numeric request ID as sent (`106` otherwise), without leading zeros.
+pub fn numeric_id(name: &str, raw: &str) -> Result<String, ApiError> {
+    raw.trim()
+        .parse::<u64>()
+        .map(|n| n.to_string())
+        .map_err(|_| ApiError::invalid(name, "Numeric values only"))
+}
+
+fn retry_or(e: StoreError) -> Option<ApiError> {
+    match e {
+        StoreError::ConditionFailed { .. } | StoreError::Conflict => None,
+        e => Some(e.into()),
+    }
+}
+
+/// A live, unarchived account of the caller, or `148`.
+async fn active_account(ctx: &Ctx, id: &str) -> Result<Stored<Account>, ApiError> {
+    match records::load::<Account>(ctx.store(), ctx.client_id(), id).await? {
+        Some(s) if !s.rec.deleted && !s.rec.archived => Ok(s),
+        _ => Err(no_account()),
+    }
+}
+
+/// Moves accreditation request `airequest_id` as `change` says: the request and, when the
+/// status decides it (part 2: `Approved`, `rejected`), the account's `accreditedStatus`, in
+/// one transaction with the `method` webhook (with `notes` when `with_notes`). An unknown
+/// request is `152`; a request whose account is deleted or archived `148`. Answers the
+/// request as stored and the account's `accreditedStatus` after the call.
+pub async fn change_ai_request(
+    ctx: &Ctx,
+    airequest_id: &str,
+    change: &StatusChange,
+    method: &str,
+    with_notes: bool,
+) -> Result<(AiRequest, String), ApiError> {
+    let decided = decided_status(&change.status);
+    // Issued once, on the first attempt that approves, and reused by re-planned attempts.
+    let mut letter: Option<(Document, Vec<Write>)> = None;
+    let mut result = Err(ApiError::Internal(String::new()));
+    for _ in 0..ATTEMPTS {
+        let request = match records::live::<AiRequest>(ctx, airequest_id, no_request).await {
+            Ok(r) => r,
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        };
+        let planned = plan_ai_change(ctx, &request, change, decided, &mut letter).await;
+        let (writes, after, accredited) = match planned {
+            Ok(p) => p,
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        };
+        let event = after.event(method, &accredited, with_notes);
+        match ctx.commit(writes, vec![event]).await {
+            Ok(()) => return Ok((after, accredited)),
+            Err(e) => {
+                if let Some(err) = retry_or(e) {
+                    result = Err(err);
+                    break;
+                }
+            }
+        }
+    }
+    if let Some((doc, _)) = letter {
+        documents::discard(ctx, &[doc]).await;
+    }
+    result
+}
+
+/// The writes of one attempt at an accreditation change: the request, the account when
+/// its status changes (else a check of its version), on a decision the review status of
+/// the account's verification documents, and on an approval the request's letter.
+async fn plan_ai_change(
+    ctx: &Ctx,
+    request: &Stored<AiRequest>,
+    change: &StatusChange,
+    decided: Option<&str>,
+    letter: &mut Option<(Document, Vec<Write>)>,
+) -> Result<(Vec<Write>, AiRequest, String), ApiError> {
+    let client = ctx.client_id();
+    let account = active_account(ctx, &request.rec.account_id).await?;
+    let now = ctx.now();
+    let after = request.rec.changed(change, &now);
+    let mut writes = records::replace(client, request, &after)?;
+    let accredited = match account_after(&account.rec, &change.status, &now) {
+        Some(a) => {
+            writes.extend(records::replace(client, &account, &a)?);
+            a.accredited_status
+        }
+        None => {
+            writes.push(records::unchanged(client, &account));
+            account.rec.accredited_status.clone()
+        }
+    };
+    if decided.is_some() {
+        writes.extend(ai_documents::set_documents_status(ctx, &account.rec.id, change.status.trim()).await?);
+    }
+    let newly_approved = decided == Some(VERIFIED_ACCREDITED) && decided_status(&request.rec.status) != decided;
+    if newly_approved {
+        if letter.is_none() {
+            *letter = Some(ai_documents::issue_letter(ctx, &account.rec.id, &request.rec.id).await?);
+        }
+        if let Some((_, w)) = letter {
+            writes.extend(w.iter().cloned());
+        }
+    }
+    Ok((writes, after, accredited))
+}
+
+/// A KYC/AML decision: the statuses to set (at least one) and optional notes.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KycDecision {
+    #[serde(rename = "kycStatus")]
+    pub kyc_status: Option<String>,
+    #[serde(rename = "amlStatus")]
+    pub aml_status: Option<String>,
+    pub notes: Option<String>,
+}
+
+/// The investor a manual KYC/AML request is for.
+enum Investor {
+    Party(Stored<Party>),
+    Entity(Stored<Entity>),
+    Account(Stored<Account>),
+}
+
+impl Investor {
+    /// `A…` an account (`148` when unknown, deleted or archived), `E…` an entity, anything
+    /// else an individual party (`198` when unknown or deleted), as requestKycAml reads them.
+    async fn load(ctx: &Ctx, id: &str) -> Result<Investor, ApiError> {
+        let no_party = || ApiError::coded("198", "Party does not exist");
+        Ok(if id.starts_with('A') {
+            Investor::Account(active_account(ctx, id).await?)
+        } else if id.starts_with('E') {
+            Investor::Entity(records::live::<Entity>(ctx, id, no_party).await?)
+        } else {
+            Investor::Party(records::live::<Party>(ctx, id, no_party).await?)
+        })
+    }
+
+    /// The versioned write of the decided statuses: `kycStatus` (and an account's `kycDate`)
+    /// and `amlStatus` with `amlDate`, each only when decided; dates `MM-DD-YYYY`.
+    fn decided(&self, client: &str, d: &KycDecision, date: &str, now: &str) -> Result<Vec<Write>, ApiError> {
+        let (kyc, aml) = (d.kyc_status.as_deref(), d.aml_status.as_deref());
+        match self {
+            Investor::Party(s) => {
+                let mut r = s.rec.clone();
+                if let Some(k) = kyc {
+                    r.kyc_status = k.to_owned();
+                }
+                if let Some(a) = aml {
+                    r.aml_status = a.to_owned();
+                    r.aml_date = date.to_owned();
+                }
+                r.updated = now.to_owned();
+                records::replace(client, s, &r)
+            }
+            Investor::Entity(s) => {
+                let mut r = s.rec.clone();
+                if let Some(k) = kyc {
+                    r.kyc_status = k.to_owned();
+                }
+                if let Some(a) = aml {
+                    r.aml_status = a.to_owned();
+                    r.aml_date = date.to_owned();
+                }
+                r.updated = now.to_owned();
+                records::replace(client, s, &r)
+            }
+            Investor::Account(s) => {
+                let mut r = s.rec.clone();
+                if let Some(k) = kyc {
+                    r.kyc_status = k.to_owned();
+                    r.kyc_date = date.to_owned();
+                }
+                if let Some(a) = aml {
+                    r.aml_status = a.to_owned();
+                    r.aml_date = date.to_owned();
+                }
+                r.updated = now.to_owned();
+                records::replace(client, s, &r)
+            }
+        }
+    }
+}
+
+/// The webhook of a method part 1 does not list: the fields of its response record.
+fn record_event(method: &str, record: &Map<String, Value>) -> Event {
+    record.iter().fold(Event::new(method), |e, (k, v)| {
+        e.field(k, v.as_str().map(str::to_owned))
+    })
+}
+
+/// Applies a KYC/AML decision on `investor_id`: its status fields and the decision recorded
+/// on its manual request, in one transaction with the updateKycAmlStatus webhook (the
+/// request record's fields). Unknown investor: `198` (`148` for an account); no manual
+/// request for it (requestKycAml): `106`. Answers the request as stored.
+pub async fn decide_kyc(ctx: &Ctx, investor_id: &str, d: &KycDecision) -> Result<KycRequest, ApiError> {
+    let blank = |v: &Option<String>| v.as_deref().is_none_or(|s| s.trim().is_empty());
+    if blank(&d.kyc_status) && blank(&d.aml_status) {
+        return Err(ApiError::missing("kycStatus"));
+    }
+    let d = KycDecision {
+        kyc_status: d.kyc_status.clone().filter(|s| !s.trim().is_empty()),
+        aml_status: d.aml_status.clone().filter(|s| !s.trim().is_empty()),
+        notes: d.notes.clone(),
+    };
+    let client = ctx.client_id();
+    for _ in 0..ATTEMPTS {
+        let investor = Investor::load(ctx, investor_id).await?;
+        let request = records::live::<KycRequest>(ctx, investor_id, || {
+            ApiError::invalid(
+                "partyId",
+                format!("no manual KYC/AML request for {investor_id}: call requestKycAml first"),
+            )
+        })
+        .await?;
+        let now = ctx.now();
+        let date = ctx.app.clock.now().format("%m-%d-%Y").to_string();
+        let mut writes = investor.decided(client, &d, &date, &now)?;
+        let mut after = request.rec.clone();
+        if let Some(k) = &d.kyc_status {
+            after.kyc_status = k.clone();
+        }
+        if let Some(a) = &d.aml_status {
+            after.aml_status = a.clone();
+        }
+        if let Some(n) = &d.notes {
+            after.notes = n.clone();
+        }
+        after.updated = now;
+        writes.extend(records::replace(client, &request, &after)?);
+        let event = record_event(KYC_REVIEW_METHOD, &after.details());
+        match ctx.commit(writes, vec![event]).await {
+            Ok(()) => return Ok(after),
+            Err(e) => {
+                if let Some(err) = retry_or(e) {
+                    return Err(err);
+                }
+            }
+        }
+    }
+    Err(ApiError::Internal(String::new()))
+}
+
+/// The manual request with this `requestId` (numeric, `106` otherwise), or `152`.
+pub async fn kyc_request_by_id(ctx: &Ctx, request_id: &str) -> Result<Stored<KycRequest>, ApiError> {
+    let id = numeric_id("requestId", request_id)?;
+    let investor = investor_of_request(ctx.store(), ctx.client_id(), &id)
+        .await?
+        .ok_or_else(no_request)?;
+    records::live::<KycRequest>(ctx, &investor, no_request).await
+}
+
+/// Webhook envelopes a successful operator call produced, handed over after its response.
+pub type Committed = Arc<Mutex<Vec<Envelope>>>;
+
+/// An operator endpoint's failure: HTTP status and message.
+pub type OpFailure = (u16, String);
+
+fn op_failure(e: ApiError) -> OpFailure {
+    let status = match e {
+        ApiError::Missing(_) | ApiError::Invalid { .. } => 400,
+        ApiError::Internal(_) => 500,
+        _ => 404,
+    };
+    (status, e.desc())
+}
+
+/// The context of an operator action on behalf of client `client_id` (its webhooks, its
+/// records); `404` when there is no such client.
+async fn operator_ctx(
+    app: &Arc<App>,
+    client_id: &str,
+    operation: &str,
+    committed: &Committed,
+) -> Result<Ctx, OpFailure> {
+    let client = crate::auth::load_client(app.store.as_ref(), client_id)
+        .await
+        .map_err(op_failure)?
+        .ok_or_else(|| (404, format!("no client {client_id}")))?;
+    Ok(Ctx {
+        app: app.clone(),
+        client: Arc::new(client),
+        ip: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+        request_id: crate::ids::unique().into(),
+        operation: operation.into(),
+        pii: PiiLevel::High,
+        committed: committed.clone(),
+    })
+}
+
+fn parse_body<T: for<'de> Deserialize<'de>>(body: Value) -> Result<T, OpFailure> {
+    serde_json::from_value(body).map_err(|e| (400, format!("invalid body: {e}")))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AiReview {
+    status: String,
+    notes: Option<String>,
+    #[serde(rename = "reviewedBy")]
+    reviewed_by: Option<String>,
+}
+
+/// `POST /operator/clients/{clientId}/ai-requests/{airequestId}/review`
+/// `{"status", "notes", "reviewedBy"}`: the change updateAiVerification makes (`reviewedBy`
+/// defaults to `operator`), firing its webhook. Answers the updateAiVerification record
+/// with `clientId`.
+pub async fn operator_ai_review(
+    app: &Arc<App>,
+    client_id: &str,
+    airequest_id: &str,
+    body: Value,
+    committed: &Committed,
+) -> Result<(u16, Value), OpFailure> {
+    let ctx = operator_ctx(app, client_id, AI_REVIEW_METHOD, committed).await?;
+    let review: AiReview = parse_body(body)?;
+    if review.status.trim().is_empty() {
+        return Err((400, "status: required".into()));
+    }
+    let id = numeric_id("airequestId", airequest_id).map_err(op_failure)?;
+    let change = StatusChange {
+        status: review.status,
+        notes: review.notes,
+        reviewed_by: Some(review.reviewed_by.unwrap_or_else(|| "operator".into())),
+    };
+    let (request, accredited) = change_ai_request(&ctx, &id, &change, AI_REVIEW_METHOD, true)
+        .await
+        .map_err(op_failure)?;
+    let mut out = Map::new();
+    out.insert("clientId".into(), Value::from(client_id));
+    out.extend(request.summary(&accredited, true));
+    Ok((200, Value::Object(out)))
+}
+
+/// `POST /operator/clients/{clientId}/kyc-requests/{requestId}/review`
+/// `{"kycStatus", "amlStatus", "notes"}` (at least one status): the decision
+/// updateKycAmlStatus applies, on the request's investor, firing its webhook. Answers the
+/// request record with `clientId`.
+pub async fn operator_kyc_review(
+    app: &Arc<App>,
+    client_id: &str,
+    request_id: &str,
+    body: Value,
+    committed: &Committed,
+) -> Result<(u16, Value), OpFailure> {
+    let ctx = operator_ctx(app, client_id, KYC_REVIEW_METHOD, committed).await?;
+    let decision: KycDecision = parse_body(body)?;
+    let request = kyc_request_by_id(&ctx, request_id).await.map_err(op_failure)?;
+    let after = decide_kyc(&ctx, &request.rec.id, &decision).await.map_err(op_failure)?;
+    let mut out = Map::new();
+    out.insert("clientId".into(), Value::from(client_id));
+    out.extend(after.details());
+    Ok((200, Value::Object(out)))
+}
