@@ -19,6 +19,9 @@ use shared::http::{body_limit, RawRequest};
 use shared::webhooks::{Deliverer, Envelope};
 use shared::App;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const DEFAULT_BIND: &str = "127.0.0.1:3000";
 const DEFAULT_CLIENT_ID: &str = "sandbox-client";
 const DEFAULT_API_KEY: &str = "sandbox-api-key";

@@ -1,17 +1,17 @@
-//! The embedded adapter: redb on disk for the local API (in memory for tests), with every
-//! item mirrored in memory.
+//! The embedded adapter: every item in memory, made durable by an append-only log on disk
+//! (the local API; tests run it in memory only).
 //!
-//! redb holds one table of items and is the durable copy: a write is acknowledged only once
-//! its redb transaction has committed and synced. The memory mirror serves every read and holds the
-//! two list indexes, rebuilt from the items when the store opens, so a write costs redb one
-//! B-tree change per item and reads cost no redb work at all.
+//! The log ([`super::wal`]) is the durable copy: a write is acknowledged only once its
+//! changes are appended and synced. The memory mirror serves every read and holds the two
+//! list indexes, rebuilt when the store opens, so a write costs one append and one sync per
+//! group commit and a read costs no I/O at all.
 //!
 //! Keys are encoded as bytes with a `\0` separator (`pk \0 sk`; index entries
 //! `gsipk \0 gsisk \0 pk \0 sk`), so a partition is one contiguous byte range and a sort-key
 //! condition is a sub-range.
 //!
 //! Writes go through one committer thread (group commit): it applies every waiting job in
-//! one redb transaction and answers each after the commit, so concurrent writers share a
+//! one log append and answers each after the sync, so concurrent writers share a
 //! commit. Each job stays all-or-nothing: its conditions are checked against the state the
 //! earlier jobs of the batch left, as DynamoDB serializes transactions.
 
@@ -23,15 +23,14 @@ use std::sync::{mpsc, Arc, RwLock};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use redb::{Database, Durability, ReadableTable, TableDefinition};
 use tokio::sync::oneshot;
+
+use super::wal::Wal;
 
 use super::{
     apply_updates, eval_cond, Cond, Index, Item, Key, Page, Query, SkRange, Store, StoreError, Update, Val, Write,
     MAX_TRANSACTION_WRITES,
 };
-
-const ITEMS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("items");
 
 /// The in-memory mirror: items by encoded table key, and the two sparse indexes.
 #[derive(Default)]
@@ -94,39 +93,35 @@ fn backend(e: impl std::fmt::Display) -> StoreError {
 }
 
 impl EmbeddedStore {
-    /// Opens (or creates) the store in a file.
+    /// Opens (or creates) the store whose log is `path` (its snapshot sits beside it).
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        let db = Database::create(path).map_err(backend)?;
-        Self::init(db)
+        let mut mirror = Mirror::default();
+        let mut failed = None;
+        let wal = Wal::open(path, |changes| {
+            for (k, v) in changes {
+                if let Err(e) = mirror.set(k, v) {
+                    failed.get_or_insert(e);
+                }
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        Self::init(Some(wal), mirror)
     }
 
     /// A fresh store that lives in memory only.
     pub fn in_memory() -> Self {
-        let db = Database::builder()
-            .create_with_backend(redb::backends::InMemoryBackend::new())
-            .expect("an in-memory redb database always opens");
-        Self::init(db).expect("an in-memory redb database always initialises")
+        Self::init(None, Mirror::default()).expect("an in-memory store always starts")
     }
 
-    fn init(db: Database) -> Result<Self, StoreError> {
-        let tx = db.begin_write().map_err(backend)?;
-        tx.open_table(ITEMS).map_err(backend)?;
-        tx.commit().map_err(backend)?;
-        let mut mirror = Mirror::default();
-        {
-            let tx = db.begin_read().map_err(backend)?;
-            let items = tx.open_table(ITEMS).map_err(backend)?;
-            for entry in items.iter().map_err(backend)? {
-                let (k, v) = entry.map_err(backend)?;
-                mirror.set(k.value().to_vec(), Some(decode_item(v.value())?))?;
-            }
-        }
+    fn init(wal: Option<Wal>, mirror: Mirror) -> Result<Self, StoreError> {
         let mirror = Arc::new(RwLock::new(mirror));
         let (jobs, rx) = mpsc::channel();
         let committer_mirror = mirror.clone();
         std::thread::Builder::new()
             .name("embedded-store-commit".into())
-            .spawn(move || committer(db, committer_mirror, rx))
+            .spawn(move || committer(wal, committer_mirror, rx))
             .map_err(backend)?;
         Ok(EmbeddedStore {
             mirror,
@@ -160,7 +155,7 @@ impl EmbeddedStore {
 /// How long a small batch waits for more writers.
 const COMMIT_DELAY: Duration = Duration::from_micros(200);
 
-fn committer(db: Database, mirror: Arc<RwLock<Mirror>>, jobs: mpsc::Receiver<Job>) {
+fn committer(mut wal: Option<Wal>, mirror: Arc<RwLock<Mirror>>, jobs: mpsc::Receiver<Job>) {
     while let Ok(first) = jobs.recv() {
         let mut batch = vec![first];
         drain(&jobs, &mut batch);
@@ -170,9 +165,15 @@ fn committer(db: Database, mirror: Arc<RwLock<Mirror>>, jobs: mpsc::Receiver<Job
             std::thread::sleep(COMMIT_DELAY);
             drain(&jobs, &mut batch);
         }
-        let results = commit_batch(&db, &mirror, &batch);
+        let results = commit_batch(wal.as_mut(), &mirror, &batch);
         for (job, result) in batch.into_iter().zip(results) {
             let _ = job.done.send(result);
+        }
+        if let Some(w) = wal.as_mut().filter(|w| w.wants_compaction()) {
+            let current = mirror.read().unwrap_or_else(|e| e.into_inner());
+            if let Err(e) = w.compact(current.items.iter()) {
+                tracing::error!(error = %e, "embedded store: compaction failed; the log keeps growing");
+            }
         }
     }
 }
@@ -187,9 +188,9 @@ fn drain(jobs: &mpsc::Receiver<Job>, batch: &mut Vec<Job>) {
 }
 
 /// Applies a batch: each job checked against the mirror plus the batch's earlier changes,
-/// the accepted ones written to redb in one transaction, and the mirror updated only once
-/// that transaction has committed.
-fn commit_batch(db: &Database, mirror: &RwLock<Mirror>, batch: &[Job]) -> Vec<JobResult> {
+/// the accepted ones appended to the log in one synced write, and the mirror updated only
+/// once that write is durable.
+fn commit_batch(wal: Option<&mut Wal>, mirror: &RwLock<Mirror>, batch: &[Job]) -> Vec<JobResult> {
     let mut changes: HashMap<Vec<u8>, Option<Item>> = HashMap::new();
     let mut order: Vec<Vec<u8>> = Vec::new();
     let results: Vec<JobResult> = {
@@ -214,28 +215,11 @@ fn commit_batch(db: &Database, mirror: &RwLock<Mirror>, batch: &[Job]) -> Vec<Jo
     if changes.is_empty() {
         return results;
     }
-    let persist = || -> Result<(), StoreError> {
-        let mut tx = db.begin_write().map_err(backend)?;
-        tx.set_durability(Durability::Immediate);
-        {
-            let mut items = tx.open_table(ITEMS).map_err(backend)?;
-            for key in &order {
-                match &changes[key] {
-                    Some(item) => {
-                        items
-                            .insert(key.as_slice(), encode_item(item)?.as_slice())
-                            .map_err(backend)?;
-                    }
-                    None => {
-                        items.remove(key.as_slice()).map_err(backend)?;
-                    }
-                }
-            }
+    if let Some(wal) = wal {
+        let changed: Vec<(&[u8], Option<&Item>)> = order.iter().map(|k| (k.as_slice(), changes[k].as_ref())).collect();
+        if let Err(e) = wal.append(&changed) {
+            return batch.iter().map(|_| Err(e.clone())).collect();
         }
-        tx.commit().map_err(backend)
-    };
-    if let Err(e) = persist() {
-        return batch.iter().map(|_| Err(e.clone())).collect();
     }
     let mut current = mirror.write().unwrap_or_else(|e| e.into_inner());
     for key in order {
@@ -349,16 +333,6 @@ fn table_key_of_entry(entry: &[u8]) -> Option<Vec<u8>> {
     let mut seps = entry.iter().enumerate().filter(|(_, b)| **b == 0).map(|(i, _)| i);
     let second = seps.nth(1)?;
     Some(entry[second + 1..].to_vec())
-}
-
-/// Items are stored in postcard's compact binary form (no escaping of the JSON records
-/// they carry).
-fn decode_item(bytes: &[u8]) -> Result<Item, StoreError> {
-    postcard::from_bytes(bytes).map_err(backend)
-}
-
-fn encode_item(item: &Item) -> Result<Vec<u8>, StoreError> {
-    postcard::to_stdvec(item).map_err(backend)
 }
 
 impl EmbeddedStore {

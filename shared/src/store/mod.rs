@@ -8,6 +8,7 @@
 
 pub mod dynamo;
 pub mod embedded;
+pub mod wal;
 
 use std::collections::BTreeMap;
 
