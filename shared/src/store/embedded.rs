@@ -51,11 +51,17 @@ impl Mirror {
 
     /// Replaces the item under `key` (its old index entries go, the new ones come).
     fn set(&mut self, key: Vec<u8>, new: Option<Item>) -> Result<(), StoreError> {
-        let old = match &new {
-            Some(item) => self.items.insert(key.clone(), item.clone()),
+        let mut added = [None, None];
+        if let Some(n) = &new {
+            for (slot, index) in added.iter_mut().zip([Index::Gsi1, Index::Gsi2]) {
+                *slot = index_key(index, n)?;
+            }
+        }
+        let old = match new {
+            Some(item) => self.items.insert(key, item),
             None => self.items.remove(&key),
         };
-        for index in [Index::Gsi1, Index::Gsi2] {
+        for (add, index) in added.into_iter().zip([Index::Gsi1, Index::Gsi2]) {
             let set = if index == Index::Gsi1 {
                 &mut self.gsi1
             } else {
@@ -64,7 +70,7 @@ impl Mirror {
             if let Some(k) = old.as_ref().map(|o| index_key(index, o)).transpose()?.flatten() {
                 set.remove(&k);
             }
-            if let Some(k) = new.as_ref().map(|n| index_key(index, n)).transpose()?.flatten() {
+            if let Some(k) = add {
                 set.insert(k);
             }
         }
