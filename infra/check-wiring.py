@@ -13,6 +13,8 @@
   `GET /v3/path`, `.unprefixed("name")` is also `ANY /name`), plus the kernel's routes
   (`$default`, ping, status, the legacy prefix, the legacy `/getAccount`) on one client
   function. A missing route is printed as the line to paste into the template.
+- The legacy binary serves only the legacy prefix and links every crate that registers
+  routes (an HTTP API cannot route the prefix by operation name).
 - Operator routes (/operator...) are IAM-authorized and lead to the operator function only,
   and the operator function has no other route.
 
@@ -39,6 +41,10 @@ TEMPLATE = ROOT / "infra" / "template.yaml"
 # Binaries that are not Lambda functions.
 LOCAL_ONLY = {"local-api"}
 OPERATOR_BINARY = "operator"
+# Serves the legacy prefix for every group: it registers no route of its own and must link
+# every crate that does.
+LEGACY_BINARY = "legacy"
+LEGACY_ROUTE = ("ANY", "/tapiv3/index.php/v3/{operation}")
 FORBIDDEN_ACTION = "dynamodb:Scan"
 # Routes the shared kernel answers itself: unknown operations (1404), health, the legacy prefix.
 KERNEL_ROUTES = {
@@ -94,7 +100,7 @@ def registered_routes(src_dir):
 
 def workspace_binaries():
     """Binary targets of the workspace's crates under functions/: name -> the routes their
-    crate registers."""
+    crate registers (for the legacy binary, the routes of every crate it depends on)."""
     out = subprocess.run(
         ["cargo", "metadata", "--format-version", "1", "--no-deps", "--offline"],
         cwd=ROOT,
@@ -104,14 +110,35 @@ def workspace_binaries():
     ).stdout
     functions_dir = ROOT / "functions"
     binaries = {}
+    crate_routes = {}
+    legacy_deps = None
     for package in json.loads(out)["packages"]:
         manifest = Path(package["manifest_path"]).resolve()
         if functions_dir not in manifest.parents:
             continue
+        crate_routes[package["name"]] = registered_routes(manifest.parent / "src")
         for target in package["targets"]:
             if "bin" in target["kind"] and target["name"] not in LOCAL_ONLY:
-                binaries[target["name"]] = registered_routes(manifest.parent / "src")
+                binaries[target["name"]] = crate_routes[package["name"]]
+            if "bin" in target["kind"] and target["name"] == LEGACY_BINARY:
+                legacy_deps = {d["name"] for d in package["dependencies"]}
+    if legacy_deps is not None:
+        groups = {name for name, routes in crate_routes.items() if routes}
+        binaries[LEGACY_BINARY] = LegacyLinks(groups - legacy_deps)
     return binaries
+
+
+class LegacyLinks(frozenset):
+    """The legacy binary's entry in `workspace_binaries`: no routes of its own, and the
+    group crates it fails to link."""
+
+    def __new__(cls, missing):
+        obj = super().__new__(cls)
+        obj.missing = sorted(missing)
+        return obj
+
+    def __deepcopy__(self, memo):
+        return self
 
 
 def ref_name(value):
@@ -245,7 +272,13 @@ def problems(template, binaries):
                 found.append(f"{name}.{event_name}: the operator function serves /operator routes only, not {path}")
 
         routes = http_routes(fn)
-        if binary in binaries and binary != OPERATOR_BINARY:
+        if binary == LEGACY_BINARY and binary in binaries:
+            missing = getattr(binaries[binary], "missing", [])
+            if missing:
+                found.append(f"{name}: the legacy binary must link every group crate; add: {', '.join(missing)}")
+            if set(routes) != {LEGACY_ROUTE}:
+                found.append(f"{name}: the legacy function serves exactly ANY {LEGACY_ROUTE[1]}")
+        elif binary in binaries and binary != OPERATOR_BINARY:
             expected = binaries[binary]
             actual = set(routes) - KERNEL_ROUTES
             for verb, path in sorted(expected - actual):
@@ -358,6 +391,8 @@ def self_test(template, binaries):
 
     # And the other way round: a binary the template does not know.
     cases.append(("a new binary without a function", None))
+    if LEGACY_BINARY in binaries:
+        cases.append(("a group crate the legacy binary does not link", "legacy", "must link every group crate"))
 
     failed = 0
     for case in cases:
@@ -365,6 +400,8 @@ def self_test(template, binaries):
         broken, bins = copy.deepcopy(template), copy.deepcopy(binaries)
         if breaker is None:
             bins["new-function"] = set()
+        elif breaker == "legacy":
+            bins[LEGACY_BINARY] = LegacyLinks({"payments"})
         else:
             breaker(broken)
         caught = [p for p in problems(broken, bins) if expected in p]

@@ -157,7 +157,7 @@ impl TestApp {
             Backend::Embedded => embedded_ports(),
             Backend::DynamoDb => aws_ports().await,
         };
-        let routes = investors::routes().merge(offerings::routes());
+        let routes = investors::routes().merge(offerings::routes()).merge(trades::routes());
         let app = App::new(store.clone(), queue.clone(), Arc::new(SystemClock), env, routes)
             .with_operator(OperatorAccess::Token(OPERATOR_TOKEN.into()))
             .with_blobs(blobs);

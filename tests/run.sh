@@ -11,7 +11,8 @@ if [ ! -x .venv/bin/moto_server ]; then
 fi
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-.venv/bin/moto_server -H 127.0.0.1 -p "$port" >"${TMPDIR:-/tmp}/ips-moto-$port.log" 2>&1 &
+# DynamoDB requests one at a time, as DynamoDB isolates them (see tests/moto_serial.py).
+.venv/bin/python tests/moto_serial.py -H 127.0.0.1 -p "$port" >"${TMPDIR:-/tmp}/ips-moto-$port.log" 2>&1 &
 moto_pid=$!
 trap 'kill $moto_pid 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do

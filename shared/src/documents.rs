@@ -28,18 +28,34 @@ pub struct FileRules {
     /// Lower-case extensions without the dot.
     pub extensions: &'static [&'static str],
     pub min_bytes: usize,
+    /// The largest file accepted (`usize::MAX`: only the request body limit applies).
+    pub max_bytes: usize,
 }
 
 /// Account, party and verification documents (and trade documents, CONTRACT.md).
 pub const INVESTOR_FILES: FileRules = FileRules {
     extensions: &["pdf", "jpg", "jpeg", "png", "txt"],
     min_bytes: MIN_BYTES,
+    max_bytes: usize::MAX,
 };
 
 /// Entity documents: no TXT (part 1, Limits).
 pub const ENTITY_FILES: FileRules = FileRules {
     extensions: &["pdf", "jpg", "jpeg", "png"],
     min_bytes: MIN_BYTES,
+    max_bytes: usize::MAX,
+};
+
+/// The largest offering document: 50 MB (part 1, Limits), decimal megabytes, so the rule
+/// answers `106` before the 50 MiB body limit answers 413.
+pub const OFFERING_MAX_BYTES: usize = 50_000_000;
+
+/// Offering documents: `.pdf`, `.xls`, `.docx` only, 50 MB at most, no minimum beyond one
+/// byte (part 1, Limits).
+pub const OFFERING_FILES: FileRules = FileRules {
+    extensions: &["pdf", "xls", "docx"],
+    min_bytes: 1,
+    max_bytes: OFFERING_MAX_BYTES,
 };
 
 /// One file of an upload request, checked.
@@ -115,7 +131,19 @@ pub fn check_file(field: &str, file_name: &str, upload: &Upload, rules: &FileRul
         });
     }
     if upload.bytes.len() < rules.min_bytes {
-        return Err(size_error(field));
+        if rules.min_bytes == MIN_BYTES {
+            return Err(size_error(field));
+        }
+        return Err(ApiError::invalid(
+            field,
+            format!("the file is smaller than {} bytes ({file_name})", rules.min_bytes),
+        ));
+    }
+    if upload.bytes.len() > rules.max_bytes {
+        return Err(ApiError::invalid(
+            field,
+            format!("the file is larger than {} bytes ({file_name})", rules.max_bytes),
+        ));
     }
     Ok(())
 }
@@ -396,7 +424,11 @@ pub async fn list(ctx: &Ctx, owner: Owner<'_>) -> Result<Vec<Document>, ApiError
 }
 
 /// The numeric ID a document is known by: itself (six digits or more, IDs start at 100000),
-/// or its short code (four or five characters until 36^5) decoded.
+/// or its short code (four or five characters until 36^5) decoded; `None` when malformed.
+pub fn document_number(id: &str) -> Option<u64> {
+    numeric_id(id)
+}
+
 fn numeric_id(id: &str) -> Option<u64> {
     let id = id.trim();
     if id.is_empty() || id.len() > 12 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
@@ -481,6 +513,35 @@ mod tests {
         assert_eq!(
             check_file("userfile0", "a.pdf", &small, &INVESTOR_FILES),
             Err(size_error("userfile0"))
+        );
+        assert!(check_file("userfile0", "a.pdf", &small, &OFFERING_FILES).is_ok());
+        assert!(check_file("userfile0", "a.DOCX", &small, &OFFERING_FILES).is_ok());
+        assert!(check_file("userfile0", "a.xls", &small, &OFFERING_FILES).is_ok());
+        for name in ["a.png", "a.txt", "a.xlsx", "a.doc"] {
+            assert_eq!(
+                check_file("userfile0", name, &small, &OFFERING_FILES)
+                    .unwrap_err()
+                    .code(),
+                "106"
+            );
+        }
+        let empty = upload("userfile0", "a.pdf", 0);
+        assert_eq!(
+            check_file("userfile0", "a.pdf", &empty, &OFFERING_FILES)
+                .unwrap_err()
+                .code(),
+            "106"
+        );
+        let limit = FileRules {
+            max_bytes: 1024,
+            ..OFFERING_FILES
+        };
+        let ok = upload("userfile0", "a.pdf", 1024);
+        let big = upload("userfile0", "a.pdf", 1025);
+        assert!(check_file("userfile0", "a.pdf", &ok, &limit).is_ok());
+        assert_eq!(
+            check_file("userfile0", "a.pdf", &big, &limit).unwrap_err().code(),
+            "106"
         );
     }
 

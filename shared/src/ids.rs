@@ -59,6 +59,12 @@ pub const OFFERING: IdKind = IdKind {
     prefix: "",
     first: 100_000,
 };
+/// Trades (`tradeId`, createTrade).
+pub const TRADE: IdKind = IdKind {
+    counter: "trade",
+    prefix: "",
+    first: 100_000,
+};
 
 /// Hands out IDs from blocks reserved in the store.
 pub struct IdAllocator {

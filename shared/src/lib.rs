@@ -10,6 +10,7 @@ pub mod clock;
 pub mod config;
 pub mod documents;
 pub mod error;
+pub mod esign;
 pub mod http;
 pub mod ids;
 #[cfg(feature = "lambda")]
@@ -19,6 +20,7 @@ pub mod logging;
 pub mod mask;
 pub mod model;
 pub mod operator;
+pub mod operator_esign;
 pub mod operator_offerings;
 pub mod providers;
 pub mod queue;

@@ -114,6 +114,22 @@ async fn respond_to(app: &Arc<App>, req: &RawRequest, path: &str, committed: &Co
                 .await
                 .map_err(|(status, msg)| OpError(status, msg))
         }
+        (m, ["operator", "clients", id, "esign-templates"]) => esign_templates(app, m, id, body).await,
+        (&Method::POST, ["operator", "clients", id, "esign", "envelopes"]) => {
+            crate::operator_esign::create_envelope(app, id, body, committed)
+                .await
+                .map_err(|(status, msg)| OpError(status, msg))
+        }
+        (&Method::GET, ["operator", "clients", id, "esign", "envelopes", key]) => {
+            crate::operator_esign::get_envelope(app, id, key)
+                .await
+                .map_err(|(status, msg)| OpError(status, msg))
+        }
+        (&Method::POST, ["operator", "clients", id, "esign", "envelopes", key, action]) => {
+            crate::operator_esign::act(app, id, key, action, body, committed)
+                .await
+                .map_err(|(status, msg)| OpError(status, msg))
+        }
         (&Method::PUT, ["operator", "clients", id, "custodian-settings"]) => {
             crate::operator_offerings::custodian_settings(app, id, body)
                 .await
@@ -128,6 +144,18 @@ async fn respond_to(app: &Arc<App>, req: &RawRequest, path: &str, committed: &Co
 }
 
 type OpResult = Result<(u16, Value), OpError>;
+
+/// A client's sandbox e-signature account (`crate::operator_esign`): `GET` shows it, `PUT`
+/// connects it with the templates sent, `DELETE` disconnects it.
+async fn esign_templates(app: &App, method: &Method, id: &str, body: Value) -> OpResult {
+    let answer = match *method {
+        Method::GET => crate::operator_esign::get_templates(app, id).await,
+        Method::PUT => crate::operator_esign::put_templates(app, id, body).await,
+        Method::DELETE => crate::operator_esign::disconnect(app, id).await,
+        _ => Err((405, format!("{method} is not allowed on esign-templates"))),
+    };
+    answer.map_err(|(status, msg)| OpError(status, msg))
+}
 
 fn parse<T: for<'de> Deserialize<'de>>(body: Value) -> Result<T, OpError> {
     serde_json::from_value(body).map_err(|e| OpError(400, format!("invalid body: {e}")))

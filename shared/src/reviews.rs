@@ -320,7 +320,7 @@ fn op_failure(e: ApiError) -> OpFailure {
 
 /// The context of an operator action on behalf of client `client_id` (its webhooks, its
 /// records); `404` when there is no such client.
-async fn operator_ctx(
+pub(crate) async fn operator_ctx(
     app: &Arc<App>,
     client_id: &str,
     operation: &str,

@@ -110,7 +110,7 @@ async fn main() -> Result<(), String> {
 
     let public_url = var("IPS_PUBLIC_URL", &format!("http://{bind}"));
     let (store, queue, blobs) = cfg.local_ports(&public_url).await?;
-    let routes = investors::routes().merge(offerings::routes());
+    let routes = investors::routes().merge(offerings::routes()).merge(trades::routes());
     let app = Arc::new(
         App::new(store.clone(), queue.clone(), Arc::new(SystemClock), cfg.env, routes)
             .with_operator(OperatorAccess::Token(operator_token.clone()))

@@ -1,14 +1,18 @@
 //! The offerings group: issuers and their financial accounts, offerings and their
-//! lifecycle, funding reads. Each module registers its own operations. Trades, offering
-//! documents and subscriptions are other crates' work; what they share with offerings lives
-//! in `shared::model::offering`.
+//! lifecycle, funding reads, offering documents (watermarked PDFs) and subscription
+//! templates from the client's e-signature account. Each module registers its own
+//! operations. Trades are another crate's work; what they share with offerings lives in
+//! `shared::model::offering`, `shared::model::subscription` and `shared::esign`.
 
+mod documents;
 mod funding;
 mod issuer_accounts;
 mod issuers;
 mod lifecycle;
 mod offerings;
+mod subscriptions;
 mod support;
+pub mod watermark;
 
 use shared::Routes;
 
@@ -20,4 +24,6 @@ pub fn routes() -> Routes {
         .merge(offerings::routes())
         .merge(lifecycle::routes())
         .merge(funding::routes())
+        .merge(documents::routes())
+        .merge(subscriptions::routes())
 }

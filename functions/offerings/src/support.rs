@@ -102,3 +102,13 @@ pub async fn live_offering(ctx: &Ctx, p: &Params) -> Result<Stored<Offering>, Ap
     let id = numeric_id(p, "offeringId")?;
     offering::live(ctx.store(), ctx.client_id(), &id).await
 }
+
+/// The check, inside a transaction, that an offering is still live (not deleted): its
+/// live-list index key exists. A write of documents or templates carries it so that nothing
+/// attaches to an offering deleted meanwhile (`138`).
+pub fn offering_live_check(client: &str, offering_id: &str) -> shared::store::Write {
+    shared::store::Write::Check {
+        key: offering::offering_key(client, offering_id),
+        cond: shared::store::Cond::AttrExists("gsi1pk".into()),
+    }
+}

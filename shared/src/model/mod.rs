@@ -13,7 +13,9 @@ pub mod link;
 pub mod note;
 pub mod offering;
 pub mod party;
+pub mod subscription;
 pub mod suitability;
+pub mod trade;
 pub mod validate;
 
 pub use account::Account;

@@ -1,0 +1,409 @@
+//! Trade edits that keep the status: editTrade, editTradeUnits, updateTrade,
+//! updateTradeTransactionType, updateTradeArchivestatus and updateEligibleToCloseStatus.
+
+use rust_decimal::Decimal;
+use serde_json::{Map, Value};
+use shared::model::offering::{self, six_decimals, Offering};
+use shared::model::trade::{
+    self, ach_pending, json_number, no_pending_ach, normalize_transaction_type, total_amount, wrong_status, Trade,
+    TradeStatus,
+};
+use shared::model::validate;
+use shared::records::Stored;
+use shared::webhooks::Event;
+use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+
+use crate::support::{
+    account_trade, busy, commit, existing_account, opt_date, record_event, trade_id, trade_of, units, yes_no, ATTEMPTS,
+};
+
+/// The trade fields updateTrade (and updateTradeStatus) may set, as parameters.
+pub const FIELD_NAMES: &[&str] = &[
+    "RRApprovalStatus",
+    "RRName",
+    "RRApprovalDate",
+    "PrincipalApprovalStatus",
+    "PrincipalName",
+    "PrincipalDate",
+    "field1",
+    "field2",
+    "field3",
+    "closeId",
+];
+
+/// The optional trade fields a request sent (`None`: not sent, kept). Dates are checked
+/// (`MM-DD-YYYY` or `YYYY-MM-DD`, `106` otherwise) and stored as sent.
+pub struct TradeFields([Option<String>; 10]);
+
+impl TradeFields {
+    pub fn parse(p: &Params) -> Result<TradeFields, ApiError> {
+        let mut out: [Option<String>; 10] = Default::default();
+        for (slot, name) in out.iter_mut().zip(FIELD_NAMES) {
+            *slot = if name.ends_with("Date") {
+                opt_date(p, name)?
+            } else {
+                p.opt(&[name])?
+            };
+        }
+        Ok(TradeFields(out))
+    }
+
+    /// Sets the fields sent; answers whether anything changed.
+    pub fn apply(&self, t: &mut Trade) -> bool {
+        let slots: [&mut String; 10] = [
+            &mut t.rr_approval_status,
+            &mut t.rr_name,
+            &mut t.rr_approval_date,
+            &mut t.principal_approval_status,
+            &mut t.principal_name,
+            &mut t.principal_date,
+            &mut t.field1,
+            &mut t.field2,
+            &mut t.field3,
+            &mut t.close_id,
+        ];
+        let mut changed = false;
+        for (slot, value) in slots.into_iter().zip(&self.0) {
+            if let Some(v) = value {
+                if slot != v {
+                    slot.clone_from(v);
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+}
+
+/// The units check of an edit: `units` positive; more units than the trade holds need the
+/// offering to accept investments and to have them left (`106` otherwise).
+fn check_units(o: &Offering, t: &Trade, name: &str, units: i64) -> Result<i64, ApiError> {
+    if units <= 0 {
+        return Err(ApiError::invalid(name, "must be a positive whole number"));
+    }
+    let delta = units - t.units;
+    if delta > 0 && !o.accepts_investments() {
+        return Err(ApiError::invalid(
+            "offeringId",
+            format!("the offering does not accept investments (status {})", o.status),
+        ));
+    }
+    if delta > o.remaining_shares {
+        return Err(ApiError::invalid(
+            name,
+            format!(
+                "{delta} more units requested, {} remain in the offering",
+                o.remaining_shares
+            ),
+        ));
+    }
+    Ok(delta)
+}
+
+fn stamp(ctx: &Ctx, t: &mut Trade) {
+    t.updated = ctx.now();
+    t.updated_ip = ctx.ip.to_string();
+}
+
+/// `PUT /v3/editTrade`: `accountId`, `offeringId`, `tradeId`, `shares` required; `closeId`
+/// optional. A `CREATED` or `FUNDED` trade (`190` otherwise) gets `shares` units; the status
+/// does not change. Its amount follows (unit price × shares + fees); the offering's
+/// remaining shares move by the difference in the same transaction (more units need the
+/// offering to accept investments and to have them: `106`). Answers `TradeFinancialDetails`
+/// = `{tradeId, shares, sharePrice (the shares' value, a number), totalShares and
+/// remainingShares (the offering's, after the edit), closeId}`; fires `editTrade`.
+pub async fn edit(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["shares", "closeId"])?;
+    let account = p.req(&["accountId"])?;
+    let offering_id = trade::numeric_id("offeringId", &p.req(&["offeringId"])?)?;
+    let id = trade_id(&p)?;
+    let shares = units(&p, "shares")?;
+    let close_id = p.opt(&["closeId"])?;
+    let client = ctx.client_id();
+    for attempt in 0..ATTEMPTS {
+        let a = existing_account(&ctx, &account).await?;
+        let o = offering::live(ctx.store(), client, &offering_id).await?.rec;
+        let stored = trade_of(&ctx, &id).await?;
+        if stored.rec.account_id != a.rec.id || stored.rec.offering_id != o.id {
+            return Err(trade::no_trade());
+        }
+        let status = stored.rec.holding().status;
+        if !matches!(status, TradeStatus::Created | TradeStatus::Funded) {
+            return Err(wrong_status(format!(
+                "Trade status should be in CREATED or FUNDED (it is {})",
+                stored.rec.status
+            )));
+        }
+        let delta = check_units(&o, &stored.rec, "shares", shares)?;
+        let mut after = stored.rec.clone();
+        after.units = shares;
+        after.total_amount = total_amount(after.unit_price, shares, after.fees)
+            .ok_or_else(|| ApiError::invalid("shares", "the amount is out of range"))?;
+        if let Some(c) = &close_id {
+            after.close_id.clone_from(c);
+        }
+        stamp(&ctx, &mut after);
+        let remaining = o.remaining_shares - delta;
+        let event = Event::new("editTrade")
+            .field("tradeId", after.id.clone())
+            .field("shares", shares.to_string())
+            .field("sharePrice", six_decimals(after.share_value()))
+            .field("totalShares", o.total_shares.to_string())
+            .field("remainingShares", remaining.to_string())
+            .field_if_set("closeId", &after.close_id);
+        let writes = trade::replace(client, &stored, &after)?;
+        if commit(&ctx, writes, Vec::new(), vec![event], attempt).await? {
+            let mut m = Map::new();
+            m.insert("tradeId".into(), after.id.clone().into());
+            m.insert("shares".into(), shares.to_string().into());
+            m.insert("sharePrice".into(), json_number(after.share_value()));
+            m.insert("totalShares".into(), o.total_shares.to_string().into());
+            m.insert("remainingShares".into(), remaining.to_string().into());
+            m.insert("closeId".into(), after.close_id.clone().into());
+            return Ok(Reply::ok().with_value("TradeFinancialDetails", Value::Object(m)));
+        }
+    }
+    Err(busy())
+}
+
+/// The offering of a trade, deleted ones included (`138` if it is gone entirely).
+async fn offering_of(ctx: &Ctx, t: &Trade) -> Result<Offering, ApiError> {
+    Ok(offering::load(ctx.store(), ctx.client_id(), &t.offering_id)
+        .await?
+        .ok_or_else(offering::no_offering)?
+        .rec)
+}
+
+/// `POST /v3/editTradeUnits`: `accountId`, `tradeId`, `unitPrice` (above zero), `totalShares`
+/// required. Only in `CREATED` (`190` otherwise): the trade's unit price and units change
+/// (the status does not), its amount follows, and the offering's remaining shares move by
+/// the difference in the same transaction (`106` as editTrade). Answers
+/// `TradeFinancialDetails` = `{tradeId, sharePrice (unitPrice × totalShares, a number),
+/// unitPrice, totalShares}`; fires `editTradeUnits`.
+pub async fn edit_units(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["unitPrice", "totalShares"])?;
+    let account = p.req(&["accountId"])?;
+    let id = trade_id(&p)?;
+    let unit_price = validate::amount("unitPrice", &p.req(&["unitPrice"])?)?;
+    let total_shares = units(&p, "totalShares")?;
+    if unit_price <= Decimal::ZERO {
+        return Err(ApiError::invalid("unitPrice", "must be greater than zero"));
+    }
+    let client = ctx.client_id();
+    for attempt in 0..ATTEMPTS {
+        let stored = account_trade(&ctx, &account, &id).await?;
+        if stored.rec.holding().status != TradeStatus::Created {
+            return Err(wrong_status(format!(
+                "Trade status should be in CREATED (it is {})",
+                stored.rec.status
+            )));
+        }
+        let o = offering_of(&ctx, &stored.rec).await?;
+        check_units(&o, &stored.rec, "totalShares", total_shares)?;
+        let mut after = stored.rec.clone();
+        after.units = total_shares;
+        after.unit_price = unit_price;
+        after.total_amount = total_amount(unit_price, total_shares, after.fees)
+            .ok_or_else(|| ApiError::invalid("totalShares", "the amount is out of range"))?;
+        stamp(&ctx, &mut after);
+        let share_price = after.share_value();
+        let event = Event::new("editTradeUnits")
+            .field("tradeId", after.id.clone())
+            .field("sharePrice", six_decimals(share_price))
+            .field("unitPrice", six_decimals(unit_price))
+            .field("totalShares", total_shares.to_string());
+        let writes = trade::replace(client, &stored, &after)?;
+        if commit(&ctx, writes, Vec::new(), vec![event], attempt).await? {
+            let mut m = Map::new();
+            m.insert("tradeId".into(), after.id.clone().into());
+            m.insert("sharePrice".into(), json_number(share_price));
+            m.insert("unitPrice".into(), six_decimals(unit_price).into());
+            m.insert("totalShares".into(), total_shares.to_string().into());
+            return Ok(Reply::ok().with_value("TradeFinancialDetails", Value::Object(m)));
+        }
+    }
+    Err(busy())
+}
+
+/// The trade `id`, of `account` when given (`148` / `188` as [`account_trade`]).
+async fn load(ctx: &Ctx, account: Option<&str>, id: &str) -> Result<Stored<Trade>, ApiError> {
+    match account {
+        Some(a) => account_trade(ctx, a, id).await,
+        None => trade_of(ctx, id).await,
+    }
+}
+
+/// Applies `change` to the trade `id` (of `account` when given) and commits it with
+/// `checks(after)` and `events(after)`, reading again after a concurrent change. `change`
+/// answers the rule the trade breaks.
+async fn simple_change(
+    ctx: &Ctx,
+    account: Option<&str>,
+    id: &str,
+    change: impl Fn(&mut Trade) -> Result<(), ApiError>,
+    checks: impl Fn(&Trade) -> Vec<(shared::store::Write, ApiError)>,
+    events: impl Fn(&Trade) -> Vec<Event>,
+) -> Result<Trade, ApiError> {
+    for attempt in 0..ATTEMPTS {
+        let stored = load(ctx, account, id).await?;
+        let mut after = stored.rec.clone();
+        change(&mut after)?;
+        stamp(ctx, &mut after);
+        let writes = trade::replace(ctx.client_id(), &stored, &after)?;
+        if commit(ctx, writes, checks(&after), events(&after), attempt).await? {
+            return Ok(after);
+        }
+    }
+    Err(busy())
+}
+
+/// `POST /v3/updateTrade` (named only in part 1's webhook table; designed): `accountId` and
+/// `tradeId` required; any of RR and principal fields, `field1`-`field3`, `closeId` (those
+/// sent replace the stored ones, blank included; dates `MM-DD-YYYY`). Status, units and
+/// amounts never change here. A deleted trade is `190`. Answers `tradeDetails` = `[trade
+/// record]`; fires `updateTrade` (part 1's payload).
+pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELD_NAMES)?;
+    let account = p.req(&["accountId"])?;
+    let id = trade_id(&p)?;
+    let fields = TradeFields::parse(&p)?;
+    let after = simple_change(
+        &ctx,
+        Some(&account),
+        &id,
+        |t| {
+            if t.deleted {
+                return Err(wrong_status("The trade was deleted"));
+            }
+            fields.apply(t);
+            Ok(())
+        },
+        |_| Vec::new(),
+        |t| vec![t.update_event("updateTrade")],
+    )
+    .await?;
+    Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(after.details())])))
+}
+
+/// `POST /v3/updateTradeTransactionType`: `tradeId`, `transactionType` required (stored as
+/// createTrade stores it). Only while the trade is `CREATED` (`190`) and no ACH fund move is
+/// pending (`150`): the payment method is chosen before funds move. Answers `TradeDetails`
+/// = `[record]` (OBSERVED-MORE.md); fires `updateTradeTransactionType` (`tradeId`,
+/// `transactionType`).
+pub async fn update_transaction_type(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["transactionType"])?;
+    let id = trade_id(&p)?;
+    let tt = normalize_transaction_type(&p.req(&["transactionType"])?);
+    if tt.is_empty() {
+        return Err(ApiError::missing("transactionType"));
+    }
+    let client = ctx.client_id();
+    let after = simple_change(
+        &ctx,
+        None,
+        &id,
+        |t| {
+            if t.holding().status != TradeStatus::Created {
+                return Err(wrong_status(format!(
+                    "Trade status should be in CREATED (it is {})",
+                    t.status
+                )));
+            }
+            t.transaction_type.clone_from(&tt);
+            Ok(())
+        },
+        |t| vec![(no_pending_ach(client, &t.id), ach_pending())],
+        |t| {
+            vec![Event::new("updateTradeTransactionType")
+                .field("tradeId", t.id.clone())
+                .field("transactionType", t.transaction_type.clone())]
+        },
+    )
+    .await?;
+    let record = Value::Object(after.transaction_type_record());
+    Ok(Reply::ok().with_value("TradeDetails", Value::Array(vec![record])))
+}
+
+/// `POST /v3/updateTradeArchivestatus`: `tradeId` and `archiveStatus` (`1`/`true` archives,
+/// `0`/`false` unarchives) required. Archiving is a flag (`archived_status` in the reads):
+/// the trade keeps its status and can still change. Answers `tradeDetails` = `[{tradeId,
+/// partyId, offeringId, orderStatus, archiveStatus}]` and fires the same fields.
+pub async fn update_archive_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = trade_id(&p)?;
+    let archived = match p.req(&["archiveStatus"])?.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" => true,
+        "0" | "false" => false,
+        _ => return Err(ApiError::invalid("archiveStatus", "must be 1 (archived) or 0 (active)")),
+    };
+    let record = |t: &Trade| {
+        let mut m = Map::new();
+        m.insert("tradeId".into(), t.id.clone().into());
+        m.insert("partyId".into(), t.party_id.clone().into());
+        m.insert("offeringId".into(), t.offering_id.clone().into());
+        m.insert("orderStatus".into(), t.status.clone().into());
+        m.insert("archiveStatus".into(), t.archived_status().into());
+        m
+    };
+    let after = simple_change(
+        &ctx,
+        None,
+        &id,
+        |t| {
+            t.archived = archived;
+            Ok(())
+        },
+        |_| Vec::new(),
+        |t| vec![record_event("updateTradeArchivestatus", &record(t))],
+    )
+    .await?;
+    Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(record(&after))])))
+}
+
+/// `POST /v3/updateEligibleToCloseStatus` (named only in part 1; designed): `tradeId` and
+/// `eligibleToClose` (`yes`/`no`; `1`/`0` and `true`/`false` accepted) required. A trade in a
+/// terminal status (`CANCELED`, `Rejected`, `UNWIND SETTLED`) cannot be made eligible
+/// (`190`). Answers `tradeDetails` = `[{tradeId, accountId, offeringId, orderStatus,
+/// eligibleToClose}]` and fires the same fields.
+pub async fn update_eligible_to_close(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = trade_id(&p)?;
+    let eligible = yes_no(&p, "eligibleToClose")?;
+    let record = |t: &Trade| {
+        let mut m = Map::new();
+        m.insert("tradeId".into(), t.id.clone().into());
+        m.insert("accountId".into(), t.account_id.clone().into());
+        m.insert("offeringId".into(), t.offering_id.clone().into());
+        m.insert("orderStatus".into(), t.status.clone().into());
+        m.insert("eligibleToClose".into(), t.eligible_to_close.clone().into());
+        m
+    };
+    let after = simple_change(
+        &ctx,
+        None,
+        &id,
+        |t| {
+            if eligible == "yes" && t.holding().status.is_terminal() {
+                return Err(wrong_status(format!(
+                    "A trade in status {} cannot be eligible to close",
+                    t.status
+                )));
+            }
+            t.eligible_to_close = eligible.to_owned();
+            Ok(())
+        },
+        |_| Vec::new(),
+        |t| vec![record_event("updateEligibleToCloseStatus", &record(t))],
+    )
+    .await?;
+    Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(record(&after))])))
+}
+
+/// The edit routes.
+pub fn routes() -> Routes {
+    Routes::new()
+        .op("editTrade", op!(edit))
+        .op("editTradeUnits", op!(edit_units))
+        .op("updateTrade", op!(update))
+        .op("updateTradeTransactionType", op!(update_transaction_type))
+        .op("updateTradeArchivestatus", op!(update_archive_status))
+        .op("updateEligibleToCloseStatus", op!(update_eligible_to_close))
+}

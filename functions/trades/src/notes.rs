@@ -1,0 +1,255 @@
+//! Trade notes: addTradeNote, getTradeNote, updateTradeNote, deleteTradeNote.
+//!
+//! A note is stored under `<client>#TRADENOTE#<tradeId>` / sortable note ID (one query reads
+//! a trade's notes in the order they were added), JSON in `d` and a version `v`; a pointer
+//! `<client>#TRADENOTEID` / note ID holds its `tradeId`, so that the operations that take a
+//! `noteId` alone find it. Deletes are virtual.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use shared::ids::sortable;
+use shared::model::trade;
+use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, StoreError, Val, Write};
+use shared::webhooks::Event;
+use shared::{insert_array, op, ApiError, Ctx, Params, Reply, Routes};
+
+use crate::support::{busy, ids_event, record_event, trade_id, trade_of, ATTEMPTS};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+struct TradeNote {
+    #[serde(rename = "noteId")]
+    id: String,
+    #[serde(rename = "tradeId")]
+    trade_id: String,
+    authorname: String,
+    note: String,
+    deleted: bool,
+    #[serde(rename = "createdDate")]
+    created: String,
+    #[serde(rename = "updatedDate")]
+    updated: String,
+}
+
+impl TradeNote {
+    /// The note record: `noteId`, `tradeId`, `authorname`, `note`, `createdDate`,
+    /// `updatedDate` (part 2's note record with the IDs the other note operations take).
+    fn view(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("noteId".into(), self.id.clone().into());
+        m.insert("tradeId".into(), self.trade_id.clone().into());
+        m.insert("authorname".into(), self.authorname.clone().into());
+        m.insert("note".into(), self.note.clone().into());
+        m.insert("createdDate".into(), self.created.clone().into());
+        m.insert("updatedDate".into(), self.updated.clone().into());
+        m
+    }
+}
+
+fn note_pk(client: &str, trade_id: &str) -> String {
+    format!("{client}#TRADENOTE#{trade_id}")
+}
+
+fn note_key(client: &str, trade_id: &str, note_id: &str) -> Key {
+    Key::new(note_pk(client, trade_id), sortable(note_id))
+}
+
+fn pointer_key(client: &str, note_id: &str) -> Key {
+    Key::new(format!("{client}#TRADENOTEID"), note_id)
+}
+
+/// `106`: no live note of the caller has this ID (as unknown document IDs).
+fn no_note() -> ApiError {
+    ApiError::invalid("noteId", "Note does not exist")
+}
+
+fn decode(item: &Item) -> Result<(TradeNote, i64), ApiError> {
+    let d = item.get("d").and_then(Val::as_str).unwrap_or("");
+    let note = serde_json::from_str(d).map_err(|e| {
+        tracing::error!(error = %e, "corrupt trade note");
+        ApiError::Internal(String::new())
+    })?;
+    let v = item
+        .get("v")
+        .and_then(Val::as_num)
+        .and_then(|v| i64::try_from(v).ok())
+        .unwrap_or(0);
+    Ok((note, v))
+}
+
+/// The put of a note at version `v`, conditioned by `cond`.
+fn note_write(client: &str, n: &TradeNote, v: i64, cond: Cond) -> Result<Write, ApiError> {
+    let mut item = note_key(client, &n.trade_id, &n.id).item();
+    let json = serde_json::to_string(n).map_err(|_| ApiError::Internal(String::new()))?;
+    item.insert("d".into(), Val::S(json));
+    item.insert("v".into(), Val::from(v));
+    Ok(Write::Put { item, cond: Some(cond) })
+}
+
+/// The live note named by the `noteId` parameter (numeric, `106` otherwise) and its version;
+/// `106` when unknown or deleted, or (when `tradeId` is sent) another trade's.
+async fn live_note(ctx: &Ctx, p: &Params) -> Result<(TradeNote, i64), ApiError> {
+    let id = trade::numeric_id("noteId", &p.req(&["noteId"])?)?;
+    let client = ctx.client_id();
+    let Some(pointer) = ctx.store().get(&pointer_key(client, &id)).await? else {
+        return Err(no_note());
+    };
+    let trade_id = pointer.get("tradeId").and_then(Val::as_str).unwrap_or("").to_owned();
+    if let Some(sent) = p.opt(&["tradeId"])?.filter(|t| !t.trim().is_empty()) {
+        if trade::numeric_id("tradeId", &sent)? != trade_id {
+            return Err(no_note());
+        }
+    }
+    let item = ctx.store().get(&note_key(client, &trade_id, &id)).await?;
+    match item.map(|i| decode(&i)).transpose()? {
+        Some((n, v)) if !n.deleted => Ok((n, v)),
+        _ => Err(no_note()),
+    }
+}
+
+/// `POST /v3/addTradeNote`: `tradeId` (`106` not numeric, `188` unknown), `authorName`,
+/// `notes` required. Answers `notesDetails` = `[true, [note record]]`; fires `addTradeNote`
+/// with the record's fields.
+pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["authorName", "notes"])?;
+    let id = trade_id(&p)?;
+    let author = p.req(&["authorName"])?;
+    let text = p.req(&["notes"])?;
+    let t = trade_of(&ctx, &id).await?.rec;
+    let now = ctx.now();
+    let note = TradeNote {
+        id: ctx.next_id(shared::ids::NOTE).await?,
+        trade_id: t.id.clone(),
+        authorname: author,
+        note: text,
+        deleted: false,
+        created: now.clone(),
+        updated: now,
+    };
+    let client = ctx.client_id();
+    let mut pointer = pointer_key(client, &note.id).item();
+    pointer.insert("tradeId".into(), Val::S(t.id.clone()));
+    let writes = vec![
+        note_write(client, &note, 1, Cond::NotExists)?,
+        Write::Put {
+            item: pointer,
+            cond: Some(Cond::NotExists),
+        },
+    ];
+    let record = note.view();
+    ctx.commit(writes, vec![record_event("addTradeNote", &record)]).await?;
+    Ok(Reply::ok().with_value("notesDetails", insert_array(Value::Object(record))))
+}
+
+/// `POST /v3/getTradeNote`: `tradeId` required (`188` unknown); `noteId` optional (only that
+/// note; `106` when it is not a live note of the trade). Answers `notesDetails` = the live
+/// note records, oldest first (empty array when none). Fires `getTradeNote` with `tradeId`
+/// and `noteIds`.
+pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = trade_id(&p)?;
+    let t = trade_of(&ctx, &id).await?.rec;
+    let only = match p.opt(&["noteId"])?.filter(|n| !n.trim().is_empty()) {
+        Some(n) => Some(trade::numeric_id("noteId", &n)?),
+        None => None,
+    };
+    let mut q = Query::new(Index::Table, note_pk(ctx.client_id(), &t.id));
+    q.sk = SkRange::All;
+    let mut notes = Vec::new();
+    loop {
+        let page = ctx.store().query(&q).await?;
+        for item in &page.items {
+            let (n, _) = decode(item)?;
+            if !n.deleted && only.as_ref().is_none_or(|o| *o == n.id) {
+                notes.push(n);
+            }
+        }
+        match page.next {
+            Some(next) => q.start = Some(next),
+            None => break,
+        }
+    }
+    if only.is_some() && notes.is_empty() {
+        return Err(no_note());
+    }
+    let event = ids_event(
+        "getTradeNote",
+        Some(("tradeId", &t.id)),
+        "noteIds",
+        notes.iter().map(|n| n.id.clone()),
+    );
+    ctx.commit(Vec::new(), vec![event]).await?;
+    let records = notes.iter().map(|n| Value::Object(n.view())).collect();
+    Ok(Reply::ok().with_value("notesDetails", Value::Array(records)))
+}
+
+/// Writes `change` of the note named by `noteId`, conditioned on the version read.
+async fn change(
+    ctx: &Ctx,
+    p: &Params,
+    change: impl Fn(&mut TradeNote),
+    event: impl Fn(&TradeNote) -> Event,
+) -> Result<TradeNote, ApiError> {
+    for _ in 0..ATTEMPTS {
+        let (before, v) = live_note(ctx, p).await?;
+        let mut after = before.clone();
+        change(&mut after);
+        after.updated = ctx.now();
+        let cond = Cond::Cmp("v".into(), CmpOp::Eq, Val::from(v));
+        let write = note_write(ctx.client_id(), &after, v + 1, cond)?;
+        match ctx.commit(vec![write], vec![event(&after)]).await {
+            Ok(()) => return Ok(after),
+            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(busy())
+}
+
+/// `POST /v3/updateTradeNote`: `noteId` and `notes` required; `authorName` optional (kept when
+/// not sent); `tradeId` optional (when sent the note must be that trade's). Answers
+/// `notesDetails` = `[note record]`; fires `updateTradeNote` with its fields.
+pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["authorName", "notes"])?;
+    let text = p.req(&["notes"])?;
+    let author = p.opt(&["authorName"])?.filter(|a| !a.trim().is_empty());
+    let after = change(
+        &ctx,
+        &p,
+        |n| {
+            n.note.clone_from(&text);
+            if let Some(a) = &author {
+                n.authorname.clone_from(a);
+            }
+        },
+        |n| record_event("updateTradeNote", &n.view()),
+    )
+    .await?;
+    Ok(Reply::ok().with_value("notesDetails", Value::Array(vec![Value::Object(after.view())])))
+}
+
+/// `POST /v3/deleteTradeNote`: `noteId` required; a virtual delete (the note leaves
+/// getTradeNote). Answers `notesDetails` = `Trade notes deleted successfully`; fires
+/// `deleteTradeNote` with `noteId` and `tradeId`.
+pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    change(
+        &ctx,
+        &p,
+        |n| n.deleted = true,
+        |n| {
+            Event::new("deleteTradeNote")
+                .field("noteId", n.id.clone())
+                .field("tradeId", n.trade_id.clone())
+        },
+    )
+    .await?;
+    Ok(Reply::ok().with("notesDetails", "Trade notes deleted successfully"))
+}
+
+/// The note routes.
+pub fn routes() -> Routes {
+    Routes::new()
+        .op("addTradeNote", op!(add))
+        .op("getTradeNote", op!(get))
+        .op("updateTradeNote", op!(update))
+        .op("deleteTradeNote", op!(delete))
+}

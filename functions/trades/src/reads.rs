@@ -1,0 +1,362 @@
+//! Trade reads: getTrade, getTradeStatus, getTradesForOffering, getAllTrades (deprecated),
+//! `GET /v3/trades`, getAccountTradeHistory and getPaymentInfo.
+
+use std::collections::HashMap;
+
+use http::Method;
+use serde_json::{Map, Value};
+use shared::auth::PiiLevel;
+use shared::http::router::ScopeReq;
+use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::mask::MASK;
+use shared::model::custodian_settings::CustodianSettings;
+use shared::model::offering::{self, six_decimals, Offering};
+use shared::model::trade::{self, pending_ach_key, Trade};
+use shared::model::Account;
+use shared::records;
+use shared::store::{Index, Query};
+use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+
+use crate::support::{account_trade, existing_account, ids_event, record_event, trade_id, trade_of};
+
+/// Most records getAllTrades answers (as getAllOffers: part 1, Limits).
+const ALL_MAX: usize = 10_000;
+
+/// `POST /v3/getTrade`: `accountId` and `tradeId` (both required, as observed); `partyDetails`
+/// = an array of the one trade record (OBSERVED.md), deleted trades included (their
+/// `orderStatus` is `CANCELED`). Unknown account `148`; unknown trade, or another account's,
+/// `188`. Webhook `getTrade`: the record's fields.
+pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let account = p.req(&["accountId"])?;
+    let id = trade_id(&p)?;
+    let t = account_trade(&ctx, &account, &id).await?.rec;
+    let record = t.details();
+    ctx.commit(Vec::new(), vec![record_event("getTrade", &record)]).await?;
+    Ok(Reply::ok().with_value("partyDetails", Value::Array(vec![Value::Object(record)])))
+}
+
+/// `POST /v3/getTradeStatus`: `tradeId`; `tradeDetails` = an array of the one trade record
+/// of OBSERVED-MORE.md. A non-numeric ID is `106`, an unknown one `188` (part 1).
+pub async fn get_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = trade_id(&p)?;
+    let t = trade_of(&ctx, &id).await?.rec;
+    let record = t.status_record();
+    ctx.commit(Vec::new(), vec![record_event("getTradeStatus", &record)])
+        .await?;
+    Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(record)])))
+}
+
+/// `POST /v3/getTradesForOffering`: `offeringId` (`106` when missing or not numeric, `138`
+/// when unknown or deleted); `Offering purchased details` = the offering's trades that are
+/// not deleted, oldest first, as OBSERVED.md shows them (empty array when none). One query.
+/// Webhook: `offeringId`, `tradeIds`.
+pub async fn for_offering(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = trade::numeric_id("offeringId", &p.req(&["offeringId"])?)?;
+    let o = offering::live(ctx.store(), ctx.client_id(), &id).await?.rec;
+    let trades: Vec<Trade> = trade::of_offering(ctx.store(), ctx.client_id(), &o.id)
+        .await?
+        .into_iter()
+        .filter(|t| !t.deleted)
+        .collect();
+    let event = ids_event(
+        "getTradesForOffering",
+        Some(("offeringId", &o.id)),
+        "tradeIds",
+        trades.iter().map(|t| t.id.clone()),
+    );
+    ctx.commit(Vec::new(), vec![event]).await?;
+    let records = trades.iter().map(|t| Value::Object(t.offering_view())).collect();
+    Ok(Reply::ok().with_value("Offering purchased details", Value::Array(records)))
+}
+
+/// Accounts and offerings read once each for a set of trades.
+#[derive(Default)]
+struct Lookups {
+    accounts: HashMap<String, Option<Account>>,
+    offerings: HashMap<String, Option<Offering>>,
+}
+
+impl Lookups {
+    async fn account(&mut self, ctx: &Ctx, id: &str) -> Result<Option<&Account>, ApiError> {
+        if !self.accounts.contains_key(id) {
+            let a = records::load::<Account>(ctx.store(), ctx.client_id(), id).await?;
+            self.accounts.insert(id.to_owned(), a.map(|s| s.rec));
+        }
+        Ok(self.accounts.get(id).and_then(Option::as_ref))
+    }
+
+    async fn offering(&mut self, ctx: &Ctx, id: &str) -> Result<Option<&Offering>, ApiError> {
+        if !self.offerings.contains_key(id) {
+            let o = offering::load(ctx.store(), ctx.client_id(), id).await?;
+            self.offerings.insert(id.to_owned(), o.map(|s| s.rec));
+        }
+        Ok(self.offerings.get(id).and_then(Option::as_ref))
+    }
+}
+
+/// The caller's live trades, newest first, at most `max` (the live-list index read backwards).
+async fn newest(ctx: &Ctx, max: usize) -> Result<Vec<Trade>, ApiError> {
+    let mut q = Query::new(Index::Gsi1, records::partition::<Trade>(ctx.client_id()));
+    q.forward = false;
+    let mut out = Vec::new();
+    loop {
+        q.limit = (max - out.len()).min(1000) as u32;
+        let page = ctx.store().query(&q).await?;
+        for item in &page.items {
+            out.push(records::from_item::<Trade>(item)?.rec);
+        }
+        match page.next {
+            Some(next) if out.len() < max => q.start = Some(next),
+            _ => return Ok(out),
+        }
+    }
+}
+
+/// `POST /v3/getAllTrades` (deprecated; `GET /v3/trades` replaces it): no parameters;
+/// `TradeFinancialDetails` = the live trades, newest first, at most 10,000, with the fields
+/// OBSERVED-MORE.md lists: the account's current name and statuses (`approvalStatus`,
+/// `kycStatus`, `amlStatus`), the offering's `issueName`, `developerAPIKey`, `clientId` and
+/// `clientName` masked (the client record has no other name than its ID). Each account and
+/// offering is read once. Webhook: `tradeIds`.
+pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
+    let trades = newest(&ctx, ALL_MAX).await?;
+    let mut look = Lookups::default();
+    let mut records = Vec::with_capacity(trades.len());
+    for t in &trades {
+        let (account_name, approval, kyc, aml) = match look.account(&ctx, &t.account_id).await? {
+            Some(a) => (
+                a.account_name.clone(),
+                a.approval_status.clone(),
+                a.kyc_status.clone(),
+                a.aml_status.clone(),
+            ),
+            None => (t.account_name.clone(), String::new(), String::new(), String::new()),
+        };
+        let issue_name = look
+            .offering(&ctx, &t.offering_id)
+            .await?
+            .map(|o| o.issue_name.clone())
+            .unwrap_or_default();
+        let mut m = Map::new();
+        m.insert("id".into(), t.id.clone().into());
+        m.insert("createdDate".into(), t.created.clone().into());
+        m.insert("accountId".into(), t.account_id.clone().into());
+        m.insert("issueName".into(), issue_name.into());
+        m.insert("orderId".into(), t.id.clone().into());
+        m.insert("accountName".into(), account_name.into());
+        m.insert("offeringId".into(), t.offering_id.clone().into());
+        m.insert("totalAmount".into(), six_decimals(t.total_amount).into());
+        m.insert("transactionType".into(), t.transaction_type.clone().into());
+        m.insert("approvalStatus".into(), approval.into());
+        m.insert("kycStatus".into(), kyc.into());
+        m.insert("amlStatus".into(), aml.into());
+        m.insert("orderStatus".into(), t.status.clone().into());
+        m.insert("esignStatus".into(), t.esign_status.clone().into());
+        m.insert("developerAPIKey".into(), MASK.into());
+        m.insert("clientName".into(), MASK.into());
+        m.insert("clientId".into(), MASK.into());
+        m.insert("field1".into(), t.field1.clone().into());
+        records.push(Value::Object(m));
+    }
+    let event = ids_event("getAllTrades", None, "tradeIds", trades.iter().map(|t| t.id.clone()));
+    ctx.commit(Vec::new(), vec![event]).await?;
+    Ok(Reply::ok().with_value("TradeFinancialDetails", Value::Array(records)))
+}
+
+const LIST: ListSpec = ListSpec {
+    fields: &[
+        f("tradeId", FieldKind::Id),
+        f("offeringId", FieldKind::Id),
+        f("accountId", FieldKind::Id),
+        f("partyId", FieldKind::Id),
+        f("party_type", FieldKind::Text),
+        f("escrowId", FieldKind::Text),
+        f("transactionId", FieldKind::Id),
+        f("transactionType", FieldKind::Text),
+        f("unitPrice", FieldKind::Number),
+        f("totalShares", FieldKind::Number),
+        f("fees", FieldKind::Number),
+        f("totalAmount", FieldKind::Number),
+        f("orderStatus", FieldKind::Text),
+        f("errors", FieldKind::Text),
+        f("documentKey", FieldKind::Text),
+        f("esignStatus", FieldKind::Text),
+        f("users", FieldKind::Text),
+        f("RRApprovalStatus", FieldKind::Text),
+        f("RRName", FieldKind::Text),
+        f("RRApprovalDate", FieldKind::Text),
+        f("PrincipalApprovalStatus", FieldKind::Text),
+        f("PrincipalName", FieldKind::Text),
+        f("PrincipalDate", FieldKind::Text),
+        f("closeId", FieldKind::Text),
+        f("eligibleToClose", FieldKind::Text),
+        f("field1", FieldKind::Text),
+        f("field2", FieldKind::Text),
+        f("field3", FieldKind::Text),
+        f("archived_status", FieldKind::Text),
+        f("archived", FieldKind::Text),
+        f("createdDate", FieldKind::Date),
+        f("createdIpAddress", FieldKind::Text),
+        f("updatedDate", FieldKind::Date),
+    ],
+    id_field: "tradeId",
+    default_sort: ("createdDate", Dir::Desc),
+    equality_only: false,
+    sort_fallback: false,
+};
+
+/// The list filter of existing clients: `filter[]=offeringId:100000` (an array of
+/// `field:value` strings, ANDed; OBSERVED-MORE.md) read as `filter[offeringId]=100000`.
+/// Every other pair is left as it is.
+fn observed_filters(pairs: &[(String, String)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| {
+            let array_item = k
+                .strip_prefix("filter[")
+                .and_then(|rest| rest.strip_suffix(']'))
+                .is_some_and(|inner| inner.bytes().all(|b| b.is_ascii_digit()));
+            match v.split_once(':') {
+                Some((field, value)) if array_item && LIST.field(field.trim()).is_some() => {
+                    (format!("filter[{}]", field.trim()), value.trim().to_owned())
+                }
+                _ => (k.clone(), v.clone()),
+            }
+        })
+        .collect()
+}
+
+/// `GET /v3/trades`: scope `trade.read` (any PII level: trades hold none); the list rules of
+/// part 1, newest first; `trades` and `pagination`. The records carry `tradeId`,
+/// `offeringId`, `accountId` and every stored field (see [`Trade::list_view`]); with
+/// `deleted=true`, `archived` too.
+pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let q = shared::list::parse(&observed_filters(p.query_pairs()), &LIST)?;
+    let with_deleted = q.deleted;
+    let page = records::list::<Trade>(ctx.store(), ctx.client_id(), &q, |t| t.list_view(with_deleted)).await?;
+    Ok(page.into_reply("trades"))
+}
+
+/// `POST /v3/getAccountTradeHistory`: `accountId` (`148` when unknown or deleted);
+/// `accountDetails` = one record per trade of the account (deleted ones included: it is the
+/// account's history), newest first. The record: `in_id` (the trade ID), part 2's
+/// cancelled-investment fields, `clientId` and `trade_developerAPIKey` (masked), the
+/// account's `accountName`, `accreditedStatus`, `kycStatus`, `amlStatus`, and the offering's
+/// `issueName`. One query for the trades, one read per distinct offering. Webhook:
+/// `accountId`, `tradeIds`.
+pub async fn account_history(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let account = existing_account(&ctx, &p.req(&["accountId"])?).await?.rec;
+    let trades = trade::of_account(ctx.store(), ctx.client_id(), &account.id).await?;
+    let mut look = Lookups::default();
+    let mut records = Vec::with_capacity(trades.len());
+    for t in &trades {
+        let mut m = Map::new();
+        m.insert("in_id".into(), t.id.clone().into());
+        m.extend(t.cancelled_record());
+        m.insert("clientId".into(), MASK.into());
+        m.insert("trade_developerAPIKey".into(), MASK.into());
+        m.insert("accountName".into(), account.account_name.clone().into());
+        m.insert("accreditedStatus".into(), account.accredited_status.clone().into());
+        m.insert("kycStatus".into(), account.kyc_status.clone().into());
+        m.insert("amlStatus".into(), account.aml_status.clone().into());
+        let issue_name = look
+            .offering(&ctx, &t.offering_id)
+            .await?
+            .map(|o| o.issue_name.clone())
+            .unwrap_or_default();
+        m.insert("issueName".into(), issue_name.into());
+        records.push(Value::Object(m));
+    }
+    let event = ids_event(
+        "getAccountTradeHistory",
+        Some(("accountId", &account.id)),
+        "tradeIds",
+        trades.iter().map(|t| t.id.clone()),
+    );
+    ctx.commit(Vec::new(), vec![event]).await?;
+    Ok(Reply::ok().with_value("accountDetails", Value::Array(records)))
+}
+
+/// `POST /v3/getPaymentInfo`: `tradeId` (required), `accountId` (optional; when sent the
+/// trade must be that account's, `188` otherwise). Answers `paymentInfo` = an array of one
+/// object: how the trade is to be paid (`transactionType`, `unitPrice`, `totalShares`,
+/// `fees`, `totalAmount`, `orderStatus`), where the money goes (`escrowAccountNumber`, the
+/// offering's current escrow account, and `custodianDetails`, the client's wire and check
+/// instructions as getCustodianDetailsforOffering answers them) and whether an ACH fund
+/// move is pending (`achPending` `yes`/`no`, the payments group's marker). Webhook: the
+/// object's text fields.
+pub async fn payment_info(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = trade_id(&p)?;
+    let t = match p.opt(&["accountId"])?.filter(|a| !a.trim().is_empty()) {
+        Some(account) => account_trade(&ctx, &account, &id).await?.rec,
+        None => trade_of(&ctx, &id).await?.rec,
+    };
+    let escrow = offering::load(ctx.store(), ctx.client_id(), &t.offering_id)
+        .await?
+        .map(|o| o.rec.escrow_account_number)
+        .unwrap_or_else(|| t.escrow_id.clone());
+    let pending = ctx
+        .store()
+        .get(&pending_ach_key(ctx.client_id(), &t.id))
+        .await?
+        .is_some();
+    let settings = CustodianSettings::load(ctx.store(), ctx.client_id()).await?;
+    let mut m = Map::new();
+    m.insert("tradeId".into(), t.id.clone().into());
+    m.insert("accountId".into(), t.account_id.clone().into());
+    m.insert("offeringId".into(), t.offering_id.clone().into());
+    m.insert("transactionType".into(), t.transaction_type.clone().into());
+    m.insert("unitPrice".into(), six_decimals(t.unit_price).into());
+    m.insert("totalShares".into(), t.units.to_string().into());
+    m.insert("fees".into(), six_decimals(t.fees).into());
+    m.insert("totalAmount".into(), six_decimals(t.total_amount).into());
+    m.insert("orderStatus".into(), t.status.clone().into());
+    m.insert("escrowAccountNumber".into(), escrow.into());
+    m.insert("achPending".into(), if pending { "yes" } else { "no" }.into());
+    m.insert("custodianDetails".into(), settings.details());
+    ctx.commit(Vec::new(), vec![record_event("getPaymentInfo", &m)]).await?;
+    Ok(Reply::ok().with_value("paymentInfo", Value::Array(vec![Value::Object(m)])))
+}
+
+/// The read routes.
+pub fn routes() -> Routes {
+    const READ: ScopeReq = ScopeReq {
+        family: "trade.read",
+        min: PiiLevel::Low,
+        name: "trade.read",
+    };
+    Routes::new()
+        .op("getTrade", op!(get))
+        .op("getTradeStatus", op!(get_status))
+        .op("getTradesForOffering", op!(for_offering))
+        .op("getAllTrades", op!(get_all))
+        .op("getAccountTradeHistory", op!(account_history))
+        .op("getPaymentInfo", op!(payment_info))
+        .resource(Method::GET, "/v3/trades", READ, op!(list))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn observed_array_filters_become_bracket_filters() {
+        let pairs = vec![
+            ("filter[]".to_owned(), "offeringId:100001".to_owned()),
+            ("filter[0]".to_owned(), "accountId: A1000000".to_owned()),
+            ("filter[orderStatus]".to_owned(), "CREATED".to_owned()),
+            ("filter[]".to_owned(), "nosuch:1".to_owned()),
+            ("limit".to_owned(), "5".to_owned()),
+        ];
+        assert_eq!(
+            observed_filters(&pairs),
+            vec![
+                ("filter[offeringId]".to_owned(), "100001".to_owned()),
+                ("filter[accountId]".to_owned(), "A1000000".to_owned()),
+                ("filter[orderStatus]".to_owned(), "CREATED".to_owned()),
+                ("filter[]".to_owned(), "nosuch:1".to_owned()),
+                ("limit".to_owned(), "5".to_owned()),
+            ]
+        );
+    }
+}

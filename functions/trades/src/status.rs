@@ -1,0 +1,200 @@
+//! Trade status moves: updateTradeStatus, deleteTrade, cancelInvestment and its deprecated
+//! alias fundReturnRequest. Every move follows the state table of
+//! `shared::model::trade::TradeStatus::next` and commits the trade, its offering's counters
+//! (units given back, open-trade count, funding totals) and its webhooks in one transaction.
+
+use serde_json::{json, Value};
+use shared::model::trade::{self, ach_pending, no_pending_ach, wrong_status, Cancellation, TradeStatus};
+use shared::webhooks::Event;
+use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+
+use crate::edits::{TradeFields, FIELD_NAMES};
+use crate::support::{account_trade, busy, commit, ip_param, trade_id, trade_of, ATTEMPTS};
+
+/// The webhook a status change fires, also from inside cancelInvestment.
+const STATUS_METHOD: &str = "updateTradeStatus";
+
+fn status_names() -> String {
+    TradeStatus::ALL.map(TradeStatus::name).join(", ")
+}
+
+/// `POST /v3/updateTradeStatus`: `accountId`, `tradeId` and `tradeStatus` (alias
+/// `orderStatus`) required; optional `field1`-`field3`, RR and principal fields, `closeId`
+/// (applied with the move). The status is read loosely (`UNWIND_PENDING`, any casing) and
+/// stored as sent. Moves only along the state table (`190` otherwise); an unknown status
+/// is `106`. The current status again answers `101` and sends no webhook (optional fields
+/// sent are still stored). Leaving `CREATED` for `CANCELED` or `Rejected` needs no pending
+/// ACH fund move (`150`). Answers `tradeDetails` = `[trade record]` with the new
+/// `orderStatus`; fires `updateTradeStatus` (part 1's payload) when the status changed.
+pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELD_NAMES)?;
+    let account = p.req(&["accountId"])?;
+    let id = trade_id(&p)?;
+    let sent = p.req(&["tradeStatus", "orderStatus"])?.trim().to_owned();
+    let target = TradeStatus::parse(&sent)
+        .ok_or_else(|| ApiError::invalid("tradeStatus", format!("must be one of {}", status_names())))?;
+    let fields = TradeFields::parse(&p)?;
+    let client = ctx.client_id();
+    for attempt in 0..ATTEMPTS {
+        let stored = account_trade(&ctx, &account, &id).await?;
+        let current = stored.rec.holding().status;
+        let moving = current != target;
+        if moving && !current.can_move_to(target) {
+            return Err(wrong_status(format!(
+                "Trade status {} cannot move to {}",
+                stored.rec.status, sent
+            )));
+        }
+        let mut after = stored.rec.clone();
+        let fields_changed = fields.apply(&mut after);
+        if !moving && !fields_changed {
+            return Ok(details_reply(&after));
+        }
+        if moving {
+            after.status = sent.clone();
+        }
+        after.updated = ctx.now();
+        after.updated_ip = ctx.ip.to_string();
+        let writes = trade::replace(client, &stored, &after)?;
+        let mut checks = Vec::new();
+        if moving && current == TradeStatus::Created && !target.holds_shares() {
+            checks.push((no_pending_ach(client, &after.id), ach_pending()));
+        }
+        let events = if moving {
+            vec![after.status_event(STATUS_METHOD)]
+        } else {
+            Vec::new()
+        };
+        if commit(&ctx, writes, checks, events, attempt).await? {
+            return Ok(details_reply(&after));
+        }
+    }
+    Err(busy())
+}
+
+fn details_reply(t: &trade::Trade) -> Reply {
+    Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(t.details())]))
+}
+
+/// `POST /v3/deleteTrade`: `accountId` and `tradeId` required, `errDesc` optional (stored as
+/// the trade's `errors`). Only a `CREATED` trade (`190` otherwise, a deleted one included)
+/// with no pending ACH fund move (`150`): it moves to `CANCELED` and is virtually deleted
+/// (out of the lists and the purchase history, still readable by ID); its units go back to
+/// the offering in the same transaction. Answers `tradeDetails` = `[{partyId, offeringId,
+/// orderStatus}]`; fires `deleteTrade` (`tradeId`).
+pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let account = p.req(&["accountId"])?;
+    let id = trade_id(&p)?;
+    let err_desc = p.opt(&["errDesc"])?;
+    let client = ctx.client_id();
+    for attempt in 0..ATTEMPTS {
+        let stored = account_trade(&ctx, &account, &id).await?;
+        if stored.rec.holding().status != TradeStatus::Created {
+            return Err(wrong_status(format!(
+                "Trade status should be in CREATED (it is {})",
+                stored.rec.status
+            )));
+        }
+        let mut after = stored.rec.clone();
+        after.status = TradeStatus::Canceled.name().into();
+        after.deleted = true;
+        if let Some(e) = &err_desc {
+            after.errors.clone_from(e);
+        }
+        after.updated = ctx.now();
+        after.updated_ip = ctx.ip.to_string();
+        let writes = trade::replace(client, &stored, &after)?;
+        let checks = vec![(no_pending_ach(client, &after.id), ach_pending())];
+        let event = Event::new("deleteTrade").field("tradeId", after.id.clone());
+        if commit(&ctx, writes, checks, vec![event], attempt).await? {
+            let record = json!({
+                "partyId": after.party_id,
+                "offeringId": after.offering_id,
+                "orderStatus": after.status,
+            });
+            return Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![record])));
+        }
+    }
+    Err(busy())
+}
+
+/// The cancelInvestment webhook: `accountId`, `OrderId`, `Transaction Type` (a space in the
+/// name: it arrives form-encoded as `Transaction+Type`), `OrderStatus`.
+fn cancel_event(method: &str, t: &trade::Trade) -> Event {
+    Event::new(method)
+        .field("accountId", t.account_id.clone())
+        .field("OrderId", t.id.clone())
+        .field("Transaction Type", t.transaction_type.clone())
+        .field("OrderStatus", t.status.clone())
+}
+
+/// cancelInvestment and fundReturnRequest: the same cancellation, answered under `key` and
+/// fired as `method` (the name the client called).
+async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) -> Result<Reply, ApiError> {
+    let id = trade_id(&p)?;
+    let requested_by = p.req(&["requestedBy"])?;
+    let reason = p.req(&["reason"])?;
+    let notes = p.text(&["notes"])?;
+    let ip = ip_param(&ctx, &p, &["createdIpAddress", "createdIPAddress"])?;
+    let client = ctx.client_id();
+    for attempt in 0..ATTEMPTS {
+        let stored = trade_of(&ctx, &id).await?;
+        let current = stored.rec.holding().status;
+        if !current.can_move_to(TradeStatus::Canceled) {
+            return Err(wrong_status(format!(
+                "Only a CREATED or FUNDED trade can be cancelled (it is {})",
+                stored.rec.status
+            )));
+        }
+        let now = ctx.now();
+        let mut after = stored.rec.clone();
+        after.status = TradeStatus::Canceled.name().into();
+        after.cancellation = Some(Cancellation {
+            requested_by: requested_by.clone(),
+            reason: reason.clone(),
+            notes: notes.clone(),
+            ip: ip.clone(),
+            date: now.clone(),
+        });
+        after.updated = now;
+        after.updated_ip = ctx.ip.to_string();
+        let writes = trade::replace(client, &stored, &after)?;
+        let mut checks = Vec::new();
+        if current == TradeStatus::Created {
+            checks.push((no_pending_ach(client, &after.id), ach_pending()));
+        }
+        // The inner status change fires its own webhook first, then the method's.
+        let events = vec![after.status_event(STATUS_METHOD), cancel_event(method, &after)];
+        if commit(&ctx, writes, checks, events, attempt).await? {
+            let record = Value::Object(after.cancelled_record());
+            return Ok(Reply::ok().with_value(key, Value::Array(vec![record])));
+        }
+    }
+    Err(busy())
+}
+
+/// `POST /v3/cancelInvestment`: `tradeId`, `requestedBy`, `reason` required; `notes`,
+/// `createdIpAddress` optional (stored with the cancellation). A `CREATED` or `FUNDED` trade
+/// moves to `CANCELED` (`190` otherwise; `150` while an ACH fund move is pending); its units
+/// go back to the offering. Refunding a funded trade is the payments group's. Answers
+/// `Canceled investment details` = `[cancelled-investment record]`; fires the inner
+/// `updateTradeStatus`, then `cancelInvestment`.
+pub async fn cancel_investment(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    cancel(ctx, p, "cancelInvestment", "Canceled investment details").await
+}
+
+/// `POST /v3/fundReturnRequest` (deprecated; use cancelInvestment): the same parameters and
+/// behaviour, answered under `tradeDetails`; fires `updateTradeStatus`, then
+/// `fundReturnRequest` with cancelInvestment's payload.
+pub async fn fund_return_request(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    cancel(ctx, p, "fundReturnRequest", "tradeDetails").await
+}
+
+/// The status routes.
+pub fn routes() -> Routes {
+    Routes::new()
+        .op("updateTradeStatus", op!(update_status))
+        .op("deleteTrade", op!(delete))
+        .op("cancelInvestment", op!(cancel_investment))
+        .op("fundReturnRequest", op!(fund_return_request))
+}

@@ -1,0 +1,181 @@
+//! What the trade operations share: parameters, the account and trade lookups in the
+//! order CONTRACT.md gives (parameters `106`, then `148`, `138`, `188`, then the rules), the
+//! commit of one attempt with its condition checks, and webhooks made of response records.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use shared::model::link::{primary_key, primary_party};
+use shared::model::trade::{self, Trade};
+use shared::model::{validate, Account};
+use shared::records::{self, Stored};
+use shared::store::{Cond, StoreError, Write};
+use shared::webhooks::Event;
+use shared::{ApiError, Ctx, Params};
+
+/// How many times an operation reads again and re-plans after a concurrent change (another
+/// trade took the units, the same trade changed, a transaction collided) before giving up.
+pub const ATTEMPTS: usize = 16;
+
+/// What an operation answers when every attempt lost to a concurrent change (never expected).
+pub fn busy() -> ApiError {
+    tracing::error!("trade changed concurrently on every attempt");
+    ApiError::Internal(String::new())
+}
+
+/// `148`: the account does not exist (for this client), is deleted, or (createTrade) archived.
+pub fn no_account() -> ApiError {
+    ApiError::coded("148", "Account is not exist/active.")
+}
+
+/// An account of the caller that is not deleted and not archived (createTrade), or `148`.
+pub async fn active_account(ctx: &Ctx, id: &str) -> Result<Stored<Account>, ApiError> {
+    match records::load::<Account>(ctx.store(), ctx.client_id(), id.trim()).await? {
+        Some(s) if !s.rec.deleted && !s.rec.archived => Ok(s),
+        _ => Err(no_account()),
+    }
+}
+
+/// An account of the caller that is not deleted (archived ones included: their trades can
+/// still be read, edited and cancelled), or `148`.
+pub async fn existing_account(ctx: &Ctx, id: &str) -> Result<Stored<Account>, ApiError> {
+    match records::load::<Account>(ctx.store(), ctx.client_id(), id.trim()).await? {
+        Some(s) if !s.rec.deleted => Ok(s),
+        _ => Err(no_account()),
+    }
+}
+
+/// The account's live primary party, or `135`.
+pub async fn primary(ctx: &Ctx, account: &str) -> Result<String, ApiError> {
+    primary_party(ctx.store(), ctx.client_id(), account)
+        .await?
+        .ok_or_else(shared::model::link::no_primary_party)
+}
+
+/// The check that the account still has its primary party marker when the trade commits.
+pub fn primary_still_there(ctx: &Ctx, account: &str) -> Write {
+    Write::Check {
+        key: primary_key(ctx.client_id(), account),
+        cond: Cond::Exists,
+    }
+}
+
+/// The required `tradeId` parameter: `106` when missing or not numeric.
+pub fn trade_id(p: &Params) -> Result<String, ApiError> {
+    trade::numeric_id("tradeId", &p.req(&["tradeId"])?)
+}
+
+/// A trade of the caller by the `tradeId` parameter (deleted ones included), or `188`.
+pub async fn trade_of(ctx: &Ctx, id: &str) -> Result<Stored<Trade>, ApiError> {
+    trade::existing(ctx.store(), ctx.client_id(), id).await
+}
+
+/// The account named by `account` and its trade `trade_id`: `148` for an unknown account,
+/// `188` for an unknown trade or one of another account.
+pub async fn account_trade(ctx: &Ctx, account: &str, trade_id: &str) -> Result<Stored<Trade>, ApiError> {
+    let a = existing_account(ctx, account).await?;
+    let t = trade_of(ctx, trade_id).await?;
+    if t.rec.account_id != a.rec.id {
+        return Err(trade::no_trade());
+    }
+    Ok(t)
+}
+
+/// A whole number of units (`106` when it is not an integer); positivity is the caller's rule.
+pub fn units(p: &Params, name: &str) -> Result<i64, ApiError> {
+    p.req(&[name])?
+        .trim()
+        .parse::<i64>()
+        .map_err(|_| ApiError::invalid(name, "must be a whole number of units"))
+}
+
+/// An optional date parameter (`MM-DD-YYYY` or `YYYY-MM-DD`, stored as sent; blank allowed).
+pub fn opt_date(p: &Params, name: &str) -> Result<Option<String>, ApiError> {
+    match p.opt(&[name])? {
+        Some(v) if !v.trim().is_empty() => validate::date(name, v.trim()).map(Some),
+        other => Ok(other),
+    }
+}
+
+/// The caller's `createdIpAddress` when sent (not blank), else its address.
+pub fn ip_param(ctx: &Ctx, p: &Params, names: &[&str]) -> Result<String, ApiError> {
+    Ok(p.opt(names)?
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| ctx.ip.to_string()))
+}
+
+/// A record value as webhook text: strings as they are, numbers as text, booleans `1`/`0`,
+/// null and nested values omitted.
+fn value_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(if *b { "1" } else { "0" }.to_owned()),
+        _ => None,
+    }
+}
+
+/// The webhook of a method part 1's table does not list: the fields of its response record,
+/// in order (CONTRACT.md, Webhook payloads).
+pub fn record_event(method: &str, record: &Map<String, Value>) -> Event {
+    record
+        .iter()
+        .fold(Event::new(method), |e, (k, v)| e.field(k, value_text(v)))
+}
+
+/// The webhook of a read that answers a set of trades: the answered IDs, comma separated,
+/// after `lead` (the ID the read was for).
+pub fn ids_event(method: &str, lead: Option<(&str, &str)>, name: &str, ids: impl Iterator<Item = String>) -> Event {
+    let e = Event::new(method);
+    let e = match lead {
+        Some((k, v)) => e.field(k, v.to_owned()),
+        None => e,
+    };
+    e.field(name, ids.collect::<Vec<_>>().join(","))
+}
+
+/// Commits one attempt: `writes`, then `checks` (each failing with its own error), with
+/// `events`, in one transaction. `Ok(true)` when committed; `Ok(false)` when a concurrent
+/// change failed a condition or collided (read again and re-plan); a failed check answers
+/// its error, and nothing is written either way.
+pub async fn commit(
+    ctx: &Ctx,
+    mut writes: Vec<Write>,
+    checks: Vec<(Write, ApiError)>,
+    events: Vec<Event>,
+    attempt: usize,
+) -> Result<bool, ApiError> {
+    let first = writes.len();
+    writes.extend(checks.iter().map(|(w, _)| w.clone()));
+    match ctx.commit(writes, events).await {
+        Ok(()) => Ok(true),
+        Err(StoreError::ConditionFailed { index: Some(i) }) if i >= first && i < first + checks.len() => {
+            Err(checks[i - first].1.clone())
+        }
+        Err(StoreError::ConditionFailed { .. }) => Ok(false),
+        Err(StoreError::Conflict) => {
+            backoff(attempt).await;
+            Ok(false)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A short, growing, jittered pause before retrying a collided transaction.
+async fn backoff(attempt: usize) {
+    let jitter = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::from(d.subsec_nanos() % 7))
+        .unwrap_or(0);
+    let ms = (2u64 << attempt.min(5)) + jitter;
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+}
+
+/// `yes`/`no` (also `1`/`0`, `true`/`false`), answered as `yes` or `no`.
+pub fn yes_no(p: &Params, name: &str) -> Result<&'static str, ApiError> {
+    match p.req(&[name])?.trim().to_ascii_lowercase().as_str() {
+        "yes" | "1" | "true" => Ok("yes"),
+        "no" | "0" | "false" => Ok("no"),
+        _ => Err(ApiError::invalid(name, "must be yes or no")),
+    }
+}

@@ -1,0 +1,466 @@
+//! The platform's side of e-signature: which provider serves a client, the record the
+//! platform keeps of every envelope it sent (its templates, signers, purpose and status),
+//! and status changes, each committed in one transaction with what the change means for the
+//! envelope's purpose ([`status_effects`]).
+//!
+//! # For the trades group (sendSubscriptionDocument, sendNda, resends)
+//!
+//! ```text
+//! let provider = esign::provider(&ctx);
+//! let templates = model::subscription::active(ctx.store(), ctx.client_id(), &offering_id).await?;
+//! let req = EnvelopeRequest { reference: format!("trade-{trade_id}-subscription"),
+//!                             template_ids: templates.iter().map(|t| t.template_key.clone()).collect(),
+//!                             signers: vec![Signer { name, email, role: "Investor".into() }] };
+//! let (envelope, writes) = esign::create_envelope(&ctx, &provider, &req,
+//!                                                 Purpose::new("subscription", &trade_id), true).await?;
+//! // commit `writes` with the trade's own writes (documentKey, esignStatus NOTSIGNED) and webhooks
+//! ```
+//!
+//! Status changes arrive through [`change_status`] (the operator's sandbox actions, or a
+//! platform action such as voiding when a trade is cancelled); it calls [`status_effects`]
+//! and commits its writes and webhooks with the envelope's new status. The trades group adds
+//! its arm there (`updateDocuSignStatus`, `updateNdaDocuSignStatus`, the trade's
+//! `esignStatus`).
+//!
+//! Envelope records: `<client>#ESIGNENV` / `documentKey`, JSON of [`Envelope`] in `d`, version
+//! in `v`; the reference each was sent with: `<client>#ESIGNREF` / reference, `k` = its key.
+
+use serde::{Deserialize, Serialize};
+
+use crate::app::Ctx;
+use crate::error::ApiError;
+use crate::providers::esign::{ESignProvider, EnvelopeRequest, SandboxESign, Signer};
+use crate::store::{CmpOp, Cond, Key, Store, StoreError, Val, Write};
+use crate::webhooks::Event;
+
+/// The provider serving a client: the deterministic sandbox (no other provider is
+/// integrated yet; a real one goes behind the same port).
+pub fn provider(ctx: &Ctx) -> SandboxESign {
+    SandboxESign::new(ctx.app.store.clone())
+}
+
+/// An envelope's status, as webhooks and trade records carry it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum EsignStatus {
+    /// Created, not sent yet (a draft).
+    #[serde(rename = "CREATED")]
+    Created,
+    /// Sent, awaiting the signers.
+    #[serde(rename = "NOTSIGNED")]
+    NotSigned,
+    #[serde(rename = "SIGNED")]
+    Signed,
+    #[serde(rename = "DECLINED")]
+    Declined,
+    #[serde(rename = "VOIDED")]
+    Voided,
+}
+
+impl EsignStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EsignStatus::Created => "CREATED",
+            EsignStatus::NotSigned => "NOTSIGNED",
+            EsignStatus::Signed => "SIGNED",
+            EsignStatus::Declined => "DECLINED",
+            EsignStatus::Voided => "VOIDED",
+        }
+    }
+
+    /// Signed, declined and voided envelopes never change again.
+    pub fn is_final(self) -> bool {
+        matches!(self, EsignStatus::Signed | EsignStatus::Declined | EsignStatus::Voided)
+    }
+}
+
+/// What moves an envelope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// A draft goes out: `CREATED` → `NOTSIGNED`.
+    Send,
+    /// The signers signed: `NOTSIGNED` → `SIGNED`.
+    Sign,
+    /// A signer declined: `NOTSIGNED` → `DECLINED`.
+    Decline,
+    /// The sender withdrew it: `CREATED` or `NOTSIGNED` → `VOIDED`.
+    Void,
+}
+
+impl Action {
+    /// `send`, `sign`, `decline` or `void`.
+    pub fn parse(s: &str) -> Option<Action> {
+        match s {
+            "send" => Some(Action::Send),
+            "sign" => Some(Action::Sign),
+            "decline" => Some(Action::Decline),
+            "void" => Some(Action::Void),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Send => "send",
+            Action::Sign => "sign",
+            Action::Decline => "decline",
+            Action::Void => "void",
+        }
+    }
+
+    pub fn target(self) -> EsignStatus {
+        match self {
+            Action::Send => EsignStatus::NotSigned,
+            Action::Sign => EsignStatus::Signed,
+            Action::Decline => EsignStatus::Declined,
+            Action::Void => EsignStatus::Voided,
+        }
+    }
+
+    /// Whether the action applies to an envelope in `from` (the target itself excepted:
+    /// repeating an action changes nothing).
+    pub fn allowed_from(self, from: EsignStatus) -> bool {
+        match self {
+            Action::Send => from == EsignStatus::Created,
+            Action::Sign | Action::Decline => from == EsignStatus::NotSigned,
+            Action::Void => matches!(from, EsignStatus::Created | EsignStatus::NotSigned),
+        }
+    }
+}
+
+/// What an envelope is for: `kind` names the feature (`subscription`, `nda`, `operator`,
+/// ...) and `id` its subject (a trade ID, ...). [`status_effects`] dispatches on `kind`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Purpose {
+    pub kind: String,
+    pub id: String,
+}
+
+impl Purpose {
+    pub fn new(kind: &str, id: &str) -> Self {
+        Purpose {
+            kind: kind.to_owned(),
+            id: id.to_owned(),
+        }
+    }
+}
+
+/// The purpose of envelopes the operator sends to try the sandbox.
+pub const OPERATOR_PURPOSE: &str = "operator";
+
+/// The platform's record of an envelope it sent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Envelope {
+    #[serde(rename = "documentKey")]
+    pub document_key: String,
+    #[serde(rename = "templateIds")]
+    pub template_ids: Vec<String>,
+    pub signers: Vec<Signer>,
+    pub purpose: Purpose,
+    pub status: EsignStatus,
+    /// Why it was declined or voided (empty otherwise).
+    #[serde(default)]
+    pub reason: String,
+    #[serde(rename = "createdDate")]
+    pub created: String,
+    #[serde(rename = "updatedDate")]
+    pub updated: String,
+}
+
+/// An envelope as read, with the version its next write is conditioned on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredEnvelope {
+    pub envelope: Envelope,
+    pub version: i64,
+}
+
+/// Where a client's envelope is recorded.
+pub fn envelope_key(client: &str, document_key: &str) -> Key {
+    Key::new(format!("{client}#ESIGNENV"), document_key)
+}
+
+/// The write that records an envelope: a new one (`before` = `None`, the key must be free)
+/// or a change of the version read.
+pub fn envelope_write(client: &str, envelope: &Envelope, before: Option<i64>) -> Result<Write, ApiError> {
+    let mut item = envelope_key(client, &envelope.document_key).item();
+    let json = serde_json::to_string(envelope).map_err(|e| {
+        tracing::error!(error = %e, "envelope does not serialize");
+        ApiError::Internal(String::new())
+    })?;
+    item.insert("d".into(), Val::S(json));
+    item.insert("v".into(), Val::from(before.unwrap_or(0) + 1));
+    let cond = match before {
+        None => Cond::NotExists,
+        Some(v) => Cond::Cmp("v".into(), CmpOp::Eq, Val::from(v)),
+    };
+    Ok(Write::Put { item, cond: Some(cond) })
+}
+
+/// A client's envelope, if the platform sent one with this key.
+pub async fn load_envelope(
+    store: &dyn Store,
+    client: &str,
+    document_key: &str,
+) -> Result<Option<StoredEnvelope>, ApiError> {
+    if document_key.is_empty() || document_key.len() > 100 {
+        return Ok(None);
+    }
+    let Some(item) = store.get(&envelope_key(client, document_key)).await? else {
+        return Ok(None);
+    };
+    let d = item.get("d").and_then(Val::as_str).unwrap_or("");
+    let envelope: Envelope = serde_json::from_str(d).map_err(|e| {
+        tracing::error!(error = %e, "corrupt envelope record");
+        ApiError::Internal(String::new())
+    })?;
+    let version = item
+        .get("v")
+        .and_then(Val::as_num)
+        .and_then(|v| i64::try_from(v).ok())
+        .unwrap_or(0);
+    Ok(Some(StoredEnvelope { envelope, version }))
+}
+
+/// The longest envelope `reference`.
+pub const MAX_REFERENCE: usize = 200;
+
+/// Where the envelope sent with a reference is found: `<client>#ESIGNREF` / reference,
+/// attribute `k` = its `documentKey`.
+pub fn reference_key(client: &str, reference: &str) -> Key {
+    Key::new(format!("{client}#ESIGNREF"), reference)
+}
+
+/// The envelope a client sent with `reference`, if any.
+pub async fn envelope_for_reference(
+    store: &dyn Store,
+    client: &str,
+    reference: &str,
+) -> Result<Option<StoredEnvelope>, ApiError> {
+    if reference.is_empty() || reference.chars().count() > MAX_REFERENCE {
+        return Ok(None);
+    }
+    let Some(item) = store.get(&reference_key(client, reference)).await? else {
+        return Ok(None);
+    };
+    let key = item.get("k").and_then(Val::as_str).unwrap_or("");
+    load_envelope(store, client, key).await
+}
+
+/// Sends an envelope through the provider and answers the platform's record of it with the
+/// writes to commit (with the caller's own writes and webhooks): the envelope and its
+/// reference, both conditioned on not existing. `send` false keeps it a draft (`CREATED`);
+/// true sends it (`NOTSIGNED`). A reference sent before answers the envelope recorded then
+/// and no write, without asking the provider (a retried send never sends twice; two
+/// concurrent sends of one reference: one commit fails its condition, and its retry finds
+/// the other's envelope).
+///
+/// Errors: `106` without a connected account, for an unknown template, without a signer, or
+/// for a blank reference or one over [`MAX_REFERENCE`] characters (see `ESignError`'s
+/// mapping).
+pub async fn create_envelope(
+    ctx: &Ctx,
+    provider: &dyn ESignProvider,
+    request: &EnvelopeRequest,
+    purpose: Purpose,
+    send: bool,
+) -> Result<(Envelope, Vec<Write>), ApiError> {
+    if request.reference.chars().count() > MAX_REFERENCE {
+        return Err(ApiError::invalid(
+            "reference",
+            format!("at most {MAX_REFERENCE} characters"),
+        ));
+    }
+    if let Some(existing) = envelope_for_reference(ctx.store(), ctx.client_id(), &request.reference).await? {
+        return Ok((existing.envelope, Vec::new()));
+    }
+    let key = provider.send(ctx.client_id(), request).await?;
+    let now = ctx.now();
+    let envelope = Envelope {
+        document_key: key,
+        template_ids: request.template_ids.clone(),
+        signers: request.signers.clone(),
+        purpose,
+        status: if send {
+            EsignStatus::NotSigned
+        } else {
+            EsignStatus::Created
+        },
+        reason: String::new(),
+        created: now.clone(),
+        updated: now,
+    };
+    let mut marker = reference_key(ctx.client_id(), &request.reference).item();
+    marker.insert("k".into(), Val::S(envelope.document_key.clone()));
+    let writes = vec![
+        envelope_write(ctx.client_id(), &envelope, None)?,
+        Write::Put {
+            item: marker,
+            cond: Some(Cond::NotExists),
+        },
+    ];
+    Ok((envelope, writes))
+}
+
+/// Why a status change was refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ChangeError {
+    #[error("no envelope {0}")]
+    UnknownEnvelope(String),
+    #[error("cannot {action} an envelope that is {from}")]
+    NotAllowed { from: &'static str, action: &'static str },
+    #[error("{0}")]
+    Api(ApiError),
+}
+
+impl From<ApiError> for ChangeError {
+    fn from(e: ApiError) -> Self {
+        ChangeError::Api(e)
+    }
+}
+
+impl From<ChangeError> for ApiError {
+    /// For client operations: `106` (the key names no envelope, or the move is not allowed).
+    fn from(e: ChangeError) -> Self {
+        match e {
+            ChangeError::UnknownEnvelope(_) => ApiError::invalid("documentKey", e.to_string()),
+            ChangeError::NotAllowed { .. } => ApiError::invalid("documentKey", e.to_string()),
+            ChangeError::Api(e) => e,
+        }
+    }
+}
+
+/// The outcome of [`change_status`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transition {
+    pub before: EsignStatus,
+    pub envelope: Envelope,
+    /// False when the envelope already had the target status (nothing written, no webhook).
+    pub changed: bool,
+}
+
+/// How often a status change is re-planned after a concurrent change of the envelope.
+const ATTEMPTS: usize = 5;
+
+/// Moves an envelope as `action` says and commits, in one transaction, its new status and
+/// what [`status_effects`] adds for its purpose (with their webhooks). Repeating the current
+/// status changes nothing; a final status (signed, declined, voided) never changes. A void is
+/// also sent to the provider.
+pub async fn change_status(
+    ctx: &Ctx,
+    provider: &dyn ESignProvider,
+    document_key: &str,
+    action: Action,
+    reason: &str,
+) -> Result<Transition, ChangeError> {
+    for _ in 0..ATTEMPTS {
+        let stored = load_envelope(ctx.store(), ctx.client_id(), document_key)
+            .await?
+            .ok_or_else(|| ChangeError::UnknownEnvelope(document_key.to_owned()))?;
+        let before = stored.envelope.status;
+        if before == action.target() {
+            return Ok(Transition {
+                before,
+                envelope: stored.envelope,
+                changed: false,
+            });
+        }
+        if !action.allowed_from(before) {
+            return Err(ChangeError::NotAllowed {
+                from: before.as_str(),
+                action: action.name(),
+            });
+        }
+        let mut after = stored.envelope.clone();
+        after.status = action.target();
+        after.reason = reason.trim().to_owned();
+        after.updated = ctx.now();
+        let (mut writes, events) = status_effects(ctx, &stored.envelope, &after).await?;
+        writes.insert(0, envelope_write(ctx.client_id(), &after, Some(stored.version))?);
+        if action == Action::Void {
+            provider
+                .void(ctx.client_id(), document_key, reason)
+                .await
+                .map_err(ApiError::from)?;
+        }
+        match ctx.commit(writes, events).await {
+            Ok(()) => {
+                return Ok(Transition {
+                    before,
+                    envelope: after,
+                    changed: true,
+                })
+            }
+            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
+            Err(e) => return Err(ApiError::from(e).into()),
+        }
+    }
+    tracing::error!("envelope changed concurrently on every attempt");
+    Err(ApiError::Internal(String::new()).into())
+}
+
+/// The hook point of status changes: the writes and webhooks an envelope's new status
+/// means for its purpose, committed with the status itself. `before` is the envelope as it
+/// was, `after` as it will be.
+///
+/// The trades group adds its arms here (`subscription`: the trade's `esignStatus` and the
+/// `updateDocuSignStatus` webhook; `nda`: `updateNdaDocuSignStatus`). Envelopes of other
+/// purposes (`operator`: sent from the operator API to try the sandbox) change status only.
+pub async fn status_effects(
+    _ctx: &Ctx,
+    _before: &Envelope,
+    after: &Envelope,
+) -> Result<(Vec<Write>, Vec<Event>), ApiError> {
+    Ok(match after.purpose.kind.as_str() {
+        OPERATOR_PURPOSE => (Vec::new(), Vec::new()),
+        // A purpose nobody handles (yet): the envelope's status alone.
+        _ => (Vec::new(), Vec::new()),
+    })
+}
+
+impl Envelope {
+    /// The envelope as the operator API shows it.
+    pub fn view(&self) -> serde_json::Value {
+        serde_json::json!({
+            "documentKey": self.document_key,
+            "status": self.status.as_str(),
+            "templateIds": self.template_ids,
+            "signers": self.signers,
+            "purpose": self.purpose,
+            "reason": self.reason,
+            "createdDate": self.created,
+            "updatedDate": self.updated,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_status_rules() {
+        use Action::*;
+        use EsignStatus::*;
+        let cases = [
+            (Send, Created, true),
+            (Send, NotSigned, false),
+            (Sign, NotSigned, true),
+            (Sign, Created, false),
+            (Decline, NotSigned, true),
+            (Decline, Created, false),
+            (Void, Created, true),
+            (Void, NotSigned, true),
+        ];
+        for (action, from, ok) in cases {
+            assert_eq!(action.allowed_from(from), ok, "{action:?} from {from:?}");
+        }
+        for action in [Send, Sign, Decline, Void] {
+            for from in [Signed, Declined, Voided] {
+                assert!(!action.allowed_from(from), "{action:?} from final {from:?}");
+            }
+        }
+        assert_eq!(Action::parse("sign"), Some(Sign));
+        assert_eq!(Action::parse("SIGN"), None);
+        assert_eq!(serde_json::to_value(NotSigned).unwrap(), "NOTSIGNED");
+        assert_eq!(NotSigned.as_str(), "NOTSIGNED");
+    }
+}
