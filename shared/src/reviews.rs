@@ -25,7 +25,8 @@ use crate::model::kyc::{investor_of_request, KycRequest};
 use crate::model::{Account, Entity, Party};
 use crate::records::{self, Stored};
 use crate::store::{StoreError, Write};
-use crate::webhooks::{Envelope, Event};
+use crate::webhooks::record_event;
+use crate::webhooks::Envelope;
 
 /// How often a transaction is re-planned after a concurrent change before giving up.
 const ATTEMPTS: usize = 5;
@@ -233,13 +234,6 @@ impl Investor {
             }
         }
     }
-}
-
-/// The webhook of a method part 1 does not list: the fields of its response record.
-fn record_event(method: &str, record: &Map<String, Value>) -> Event {
-    record.iter().fold(Event::new(method), |e, (k, v)| {
-        e.field(k, v.as_str().map(str::to_owned))
-    })
 }
 
 /// Applies a KYC/AML decision on `investor_id`: its status fields and the decision recorded

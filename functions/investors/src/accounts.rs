@@ -12,6 +12,8 @@ use shared::model::account::READ_ONLY;
 use shared::model::{validate, Account};
 use shared::records::{self, Record};
 use shared::store::StoreError;
+pub use shared::webhooks::record_event;
+use shared::webhooks::value_text;
 use shared::webhooks::Event;
 use shared::{insert_array, ApiError, Ctx, Params, Reply};
 use shared::{op, Routes};
@@ -356,24 +358,6 @@ pub fn no_account() -> ApiError {
 /// account with `accountstatus` `Archived`), or `148`.
 pub async fn existing_account(ctx: &Ctx, id: &str) -> Result<records::Stored<Account>, ApiError> {
     records::live::<Account>(ctx, id, no_account).await
-}
-
-/// A record value as webhook text: strings as they are, booleans `1`/`0`, null omitted.
-pub fn value_text(v: &Value) -> Option<String> {
-    match v {
-        Value::Null => None,
-        Value::String(s) => Some(s.clone()),
-        Value::Bool(b) => Some(if *b { "1" } else { "0" }.into()),
-        other => Some(other.to_string()),
-    }
-}
-
-/// An event carrying a response record's fields in its order (CONTRACT: a method part 1's
-/// table does not list sends the fields of its response record).
-pub fn record_event(method: &str, record: &Map<String, Value>) -> Event {
-    record
-        .iter()
-        .fold(Event::new(method), |e, (k, v)| e.field(k, value_text(v)))
 }
 
 /// The webhook of getAccount (and getAccountLinkId, with `limit_name` for `506cLimit`):

@@ -3,11 +3,11 @@
 //! whole partition of one kind, the small parameter forms of the method-style reads, and
 //! the billing entries of billed operations.
 
-use serde_json::{Map, Value};
 use shared::model::flags::FlagKind;
 use shared::model::kyc::BillingEntry;
 use shared::records::{self, Record};
 use shared::store::{Index, Query, StoreError, Write};
+pub use shared::webhooks::record_event;
 use shared::webhooks::Event;
 use shared::{ApiError, Ctx, Environment, Params, Reply};
 
@@ -77,20 +77,6 @@ pub async fn commit_checked(
         Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => Err(Failed::Retry),
         Err(e) => Err(Failed::Err(e.into())),
     }
-}
-
-/// The webhook of a method part 1 does not list: the fields of its response record, in
-/// order (nulls omitted, numbers as text, booleans `1`/`0`).
-pub fn record_event(method: &str, record: &Map<String, Value>) -> Event {
-    record.iter().fold(Event::new(method), |e, (k, v)| {
-        let text = match v {
-            Value::String(s) => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            Value::Bool(b) => Some(if *b { "1" } else { "0" }.to_owned()),
-            _ => None,
-        };
-        e.field(k, text)
-    })
 }
 
 /// Every record of one kind the caller has, deleted ones included (the client's own

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 use shared::model::offering::{self, Offering};
 use shared::records::{self, Record, Stored};
 use shared::store::{Index, Query};
+pub use shared::webhooks::record_event;
 use shared::webhooks::Event;
 use shared::{ApiError, Ctx, Params};
 
@@ -39,25 +40,6 @@ pub fn required_if_permitted(ctx: &Ctx, p: &Params, names: &[&str]) -> Result<St
     } else {
         p.text(names)
     }
-}
-
-/// A record value as webhook text: strings as they are, numbers as text, booleans `1`/`0`,
-/// null (and nested values) omitted.
-fn value_text(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(if *b { "1" } else { "0" }.to_owned()),
-        _ => None,
-    }
-}
-
-/// The webhook of a method part 1's table does not list: the fields of its response record,
-/// in order (CONTRACT.md, Webhook payloads).
-pub fn record_event(method: &str, record: &Map<String, Value>) -> Event {
-    record
-        .iter()
-        .fold(Event::new(method), |e, (k, v)| e.field(k, value_text(v)))
 }
 
 /// The webhook of a read that answers a set of records: the answered IDs, comma separated.

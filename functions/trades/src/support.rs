@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use serde_json::{Map, Value};
 use shared::model::link::{primary_key, primary_party};
 use shared::model::trade::{self, Trade};
 use shared::model::{validate, Account};
 use shared::records::{self, Stored};
 use shared::store::{Cond, StoreError, Write};
+pub use shared::webhooks::record_event;
 use shared::webhooks::Event;
 use shared::{ApiError, Ctx, Params};
 
@@ -102,25 +102,6 @@ pub fn ip_param(ctx: &Ctx, p: &Params, names: &[&str]) -> Result<String, ApiErro
     Ok(p.opt(names)?
         .filter(|v| !v.trim().is_empty())
         .unwrap_or_else(|| ctx.ip.to_string()))
-}
-
-/// A record value as webhook text: strings as they are, numbers as text, booleans `1`/`0`,
-/// null and nested values omitted.
-fn value_text(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(if *b { "1" } else { "0" }.to_owned()),
-        _ => None,
-    }
-}
-
-/// The webhook of a method part 1's table does not list: the fields of its response record,
-/// in order (CONTRACT.md, Webhook payloads).
-pub fn record_event(method: &str, record: &Map<String, Value>) -> Event {
-    record
-        .iter()
-        .fold(Event::new(method), |e, (k, v)| e.field(k, value_text(v)))
 }
 
 /// The webhook of a read that answers a set of trades: the answered IDs, comma separated,

@@ -41,6 +41,26 @@ impl Event {
     }
 }
 
+/// A record value as webhook text (CONTRACT.md, Webhook payloads): strings as they are,
+/// numbers as text, booleans `1`/`0`, nested values as JSON text; null is omitted.
+pub fn value_text(v: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(if *b { "1" } else { "0" }.into()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// The webhook of a method part 1's table does not list: the fields of its response record,
+/// in order (CONTRACT.md, Webhook payloads).
+pub fn record_event(method: &str, record: &serde_json::Map<String, serde_json::Value>) -> Event {
+    record
+        .iter()
+        .fold(Event::new(method), |e, (k, v)| e.field(k, value_text(v)))
+}
+
 /// What travels on the queue: one event of one client.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Envelope {
