@@ -92,3 +92,25 @@ pub async fn link(t: &TestApp, account: &str, related_type: &str, related: &str,
     )
     .await
 }
+
+/// An issuer with every createIssuer parameter the tests need.
+pub const ISSUER: &[(&str, &str)] = &[
+    ("issuerName", "Acme Capital"),
+    ("firstName", "Ada"),
+    ("lastName", "Stone"),
+    ("email", "ada@acme.example"),
+];
+
+/// An offering of 10,000 units at 10.00 (maxAmount / unitPrice).
+pub const OFFERING: &[(&str, &str)] = &[
+    ("issueName", "Acme Series A"),
+    ("issueType", "Equity"),
+    ("targetAmount", "50000"),
+    ("minAmount", "1000"),
+    ("maxAmount", "100000"),
+    ("unitPrice", "10"),
+    ("startDate", "01-01-2026"),
+    ("endDate", "12-31-2026"),
+    ("offeringText", "Shares of Acme"),
+    ("stampingText", "CONFIDENTIAL"),
+];

@@ -13,25 +13,7 @@ use lopdf::{dictionary, Document, Object, Stream};
 use serde_json::{json, Value};
 use shared::model::subscription;
 
-const ISSUER: &[(&str, &str)] = &[
-    ("issuerName", "Acme Capital"),
-    ("firstName", "Ada"),
-    ("lastName", "Stone"),
-    ("email", "ada@acme.example"),
-];
-
-const OFFERING: &[(&str, &str)] = &[
-    ("issueName", "Acme Series A"),
-    ("issueType", "Equity"),
-    ("targetAmount", "50000"),
-    ("minAmount", "1000"),
-    ("maxAmount", "100000"),
-    ("unitPrice", "10"),
-    ("startDate", "01-01-2026"),
-    ("endDate", "12-31-2026"),
-    ("offeringText", "Shares of Acme"),
-    ("stampingText", "CONFIDENTIAL"),
-];
+use crate::fixtures::{ISSUER, OFFERING};
 
 const DELETED: &str = "Document deleted successfully";
 const NONE_DESC: &str = "error in opening document";

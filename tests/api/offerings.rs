@@ -14,27 +14,7 @@ use shared::model::offering::{
 };
 use shared::store::{Store, StoreError};
 
-use crate::fixtures::{with, without};
-
-const ISSUER: &[(&str, &str)] = &[
-    ("issuerName", "Acme Capital"),
-    ("firstName", "Ada"),
-    ("lastName", "Stone"),
-    ("email", "ada@acme.example"),
-];
-
-const OFFERING: &[(&str, &str)] = &[
-    ("issueName", "Acme Series A"),
-    ("issueType", "Equity"),
-    ("targetAmount", "50000"),
-    ("minAmount", "1000"),
-    ("maxAmount", "100000"),
-    ("unitPrice", "10"),
-    ("startDate", "01-01-2026"),
-    ("endDate", "12-31-2026"),
-    ("offeringText", "Shares of Acme"),
-    ("stampingText", "CONFIDENTIAL"),
-];
+use crate::fixtures::{with, without, ISSUER, OFFERING};
 
 const ACCOUNT: &[(&str, &str)] = &[
     ("companyName", "Acme Capital LLC"),

@@ -15,29 +15,9 @@ use shared::model::trade::{self as model, Trade, TradeStatus};
 use shared::records;
 use shared::store::{Item, Key};
 
-use crate::fixtures::{create_account, create_party, link, with, without};
+use crate::fixtures::{create_account, create_party, link, with, without, ISSUER, OFFERING};
 
 // ---------------------------------------------------------------- fixtures
-
-const ISSUER: &[(&str, &str)] = &[
-    ("issuerName", "Acme Capital"),
-    ("firstName", "Ada"),
-    ("lastName", "Stone"),
-    ("email", "ada@acme.example"),
-];
-
-const OFFERING: &[(&str, &str)] = &[
-    ("issueName", "Acme Series A"),
-    ("issueType", "Equity"),
-    ("targetAmount", "50000"),
-    ("minAmount", "1000"),
-    ("maxAmount", "100000"),
-    ("unitPrice", "10"),
-    ("startDate", "01-01-2026"),
-    ("endDate", "12-31-2026"),
-    ("offeringText", "Shares of Acme"),
-    ("stampingText", "CONFIDENTIAL"),
-];
 
 /// An offering of `total` units at 10.00 each.
 async fn offering(t: &TestApp, total: &str) -> String {
