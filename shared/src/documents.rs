@@ -250,7 +250,8 @@ pub struct Document {
     pub extra: Map<String, Value>,
 }
 
-fn partition(client: &str, owner: Owner<'_>) -> String {
+/// The partition holding an owner's documents (one query lists them).
+pub fn partition(client: &str, owner: Owner<'_>) -> String {
     format!("{client}#DOCS#{}#{}", owner.kind, owner.id)
 }
 

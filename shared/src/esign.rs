@@ -18,9 +18,9 @@
 //!
 //! Status changes arrive through [`change_status`] (the operator's sandbox actions, or a
 //! platform action such as voiding when a trade is cancelled); it calls [`status_effects`]
-//! and commits its writes and webhooks with the envelope's new status. The trades group adds
-//! its arm there (`updateDocuSignStatus`, `updateNdaDocuSignStatus`, the trade's
-//! `esignStatus`).
+//! and commits its writes and webhooks with the envelope's new status. The trades group's
+//! arms (`crate::model::trade_esign`): a subscription document's status, the trade's
+//! `esignStatus` and `updateDocuSignStatus`; an NDA's status and `updateNdaDocuSignStatus`.
 //!
 //! Envelope records: `<client>#ESIGNENV` / `documentKey`, JSON of [`Envelope`] in `d`, version
 //! in `v`; the reference each was sent with: `<client>#ESIGNREF` / reference, `k` = its key.
@@ -401,15 +401,19 @@ pub async fn change_status(
 /// means for its purpose, committed with the status itself. `before` is the envelope as it
 /// was, `after` as it will be.
 ///
-/// The trades group adds its arms here (`subscription`: the trade's `esignStatus` and the
-/// `updateDocuSignStatus` webhook; `nda`: `updateNdaDocuSignStatus`). Envelopes of other
+/// `subscription` (a trade's subscription document): the document's status, the trade's
+/// `esignStatus` and the `updateDocuSignStatus` webhook; `nda`: the NDA's status and
+/// `updateNdaDocuSignStatus` when signed (`crate::model::trade_esign`). Envelopes of other
 /// purposes (`operator`: sent from the operator API to try the sandbox) change status only.
 pub async fn status_effects(
-    _ctx: &Ctx,
+    ctx: &Ctx,
     _before: &Envelope,
     after: &Envelope,
 ) -> Result<(Vec<Write>, Vec<Event>), ApiError> {
+    use crate::model::trade_esign;
     Ok(match after.purpose.kind.as_str() {
+        trade_esign::SUBSCRIPTION => trade_esign::subscription_effects(ctx, after).await?,
+        trade_esign::NDA => trade_esign::nda_effects(ctx, after).await?,
         OPERATOR_PURPOSE => (Vec::new(), Vec::new()),
         // A purpose nobody handles (yet): the envelope's status alone.
         _ => (Vec::new(), Vec::new()),

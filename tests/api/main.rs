@@ -14,5 +14,6 @@ mod offerings;
 mod parties_accounts;
 mod parties_ops;
 mod platform;
+mod trade_documents;
 mod trades;
 mod webhooks;

@@ -4,7 +4,9 @@
 //! `shared::model::trade`, for the payments, escrow and trade-document groups to build on.
 
 mod create;
+mod documents;
 mod edits;
+mod esign;
 mod notes;
 mod reads;
 mod status;
@@ -20,4 +22,6 @@ pub fn routes() -> Routes {
         .merge(edits::routes())
         .merge(status::routes())
         .merge(notes::routes())
+        .merge(documents::routes())
+        .merge(esign::routes())
 }

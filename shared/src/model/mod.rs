@@ -16,6 +16,7 @@ pub mod party;
 pub mod subscription;
 pub mod suitability;
 pub mod trade;
+pub mod trade_esign;
 pub mod validate;
 
 pub use account::Account;
