@@ -17,10 +17,12 @@
 //! ```
 //!
 //! Status changes arrive through [`change_status`] (the operator's sandbox actions, or a
-//! platform action such as voiding when a trade is cancelled); it calls [`status_effects`]
+//! client's `updateDocuSignStatus`); it calls [`status_effects`]
 //! and commits its writes and webhooks with the envelope's new status. The trades group's
 //! arms (`crate::model::trade_esign`): a subscription document's status, the trade's
 //! `esignStatus` and `updateDocuSignStatus`; an NDA's status and `updateNdaDocuSignStatus`.
+//! Voids that belong to a trade's own change (a resend, a cancellation) are built by
+//! `trade_esign::void_documents` and committed in that change's transaction instead.
 //!
 //! Envelope records: `<client>#ESIGNENV` / `documentKey`, JSON of [`Envelope`] in `d`, version
 //! in `v`; the reference each was sent with: `<client>#ESIGNREF` / reference, `k` = its key.

@@ -1407,3 +1407,223 @@ both!(nda_errors_write_nothing, |t: TestApp| async move {
     }
     assert_eq!(nda_state(&t).await, before);
 });
+
+// ---------------------------------------------------------------- cancelled trades
+
+/// A way of cancelling a trade: its operation and parameters.
+fn cancellation<'a>(how: &str, account: &'a str, trade: &'a str) -> (&'static str, Vec<(&'a str, &'a str)>) {
+    match how {
+        "deleteTrade" => ("deleteTrade", vec![("accountId", account), ("tradeId", trade)]),
+        "cancelInvestment" | "fundReturnRequest" => (
+            if how == "cancelInvestment" {
+                "cancelInvestment"
+            } else {
+                "fundReturnRequest"
+            },
+            vec![
+                ("tradeId", trade),
+                ("requestedBy", "investor"),
+                ("reason", "changed mind"),
+            ],
+        ),
+        "CANCELED" | "Rejected" => (
+            "updateTradeStatus",
+            vec![
+                ("accountId", account),
+                ("tradeId", trade),
+                ("tradeStatus", if how == "CANCELED" { "CANCELED" } else { "Rejected" }),
+            ],
+        ),
+        _ => unreachable!("{how}"),
+    }
+}
+
+async fn cancel_trade(t: &TestApp, how: &str, account: &str, trade: &str) -> Resp {
+    let (method, params) = cancellation(how, account, trade);
+    t.post(method, &params).await
+}
+
+/// The trade's subscription documents as stored: (documentKey, id) in sending order.
+async fn sign_docs(t: &TestApp, trade: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String, String)> = items(t, &sign_pk(t, trade))
+        .await
+        .iter()
+        .map(|i| {
+            let d: Value = serde_json::from_str(i["d"].as_str().unwrap()).unwrap();
+            (s(&d["documentKey"]), s(&d["id"]), s(&d["templateId"]))
+        })
+        .collect();
+    out.sort_by_key(|(_, id, _)| (id.len(), id.clone()));
+    out.into_iter().map(|(k, id, _)| (k, id)).collect()
+}
+
+both!(
+    cancelling_a_trade_voids_its_documents_still_out,
+    |t: TestApp| async move {
+        let mut status_hook = hook(&t, "updateDocuSignStatus").await;
+        // deleteTrade and cancelInvestment: two emailed documents, the first signed; the
+        // others: two emailed documents (fundReturnRequest, Rejected) or one draft of the
+        // embedded variant (updateTradeStatus CANCELED).
+        for how in [
+            "deleteTrade",
+            "cancelInvestment",
+            "CANCELED",
+            "fundReturnRequest",
+            "Rejected",
+        ] {
+            let embedded = how == "CANCELED";
+            let sign_first = matches!(how, "deleteTrade" | "cancelInvestment");
+            let (o, a, _, id, tpls) = subscription_setup(&t, if embedded { 1 } else { 2 }).await;
+            let params = subscription_params(&o, &a, &id);
+            let send = if embedded {
+                "sendSubscriptionDocumentClient"
+            } else {
+                "sendSubscriptionDocument"
+            };
+            code(&t.post(send, &params).await, "101");
+            let docs = sign_docs(&t, &id).await;
+            assert_eq!(docs.len(), tpls.len(), "{how}");
+            let signed = if sign_first {
+                act(&t, &docs[0].0, "sign").await;
+                assert_eq!(webhooks(&mut status_hook, 1).await[0][4].1, "SIGNED", "{how}");
+                Some(docs[0].clone())
+            } else {
+                None
+            };
+            let out: Vec<(usize, &(String, String))> = docs
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !(sign_first && *i == 0))
+                .collect();
+
+            let r = cancel_trade(&t, how, &a, &id).await;
+            code(&r, "101");
+            // Every document still out is voided, each with its webhook (the caller's address).
+            let hooks = webhooks(&mut status_hook, out.len()).await;
+            let mut expected = Vec::new();
+            for (i, (key, doc_id)) in &out {
+                let env = envelope(&t, key).await;
+                assert_eq!(
+                    (&env["status"], &env["reason"]),
+                    (&json!("VOIDED"), &json!("Trade cancelled")),
+                    "{how}"
+                );
+                expected.push(pairs(&[
+                    ("tradeId", &id),
+                    ("id", doc_id),
+                    ("documentId", key),
+                    ("templateId", &s(&tpls[*i]["templateId"])),
+                    ("esignstatus", "VOIDED"),
+                    ("updatedDate", &s(&env["updatedDate"])),
+                    ("updatedIpAddress", "127.0.0.1"),
+                ]));
+            }
+            expected.sort();
+            assert_eq!(hooks, expected, "{how}");
+            // The trade's esignStatus sums its documents: one voided.
+            let tr = get_trade(&t, &a, &id).await;
+            assert_eq!(
+                (&tr["orderStatus"], &tr["esignStatus"]),
+                (
+                    &json!(if how == "Rejected" { "Rejected" } else { "CANCELED" }),
+                    &json!("VOIDED")
+                ),
+                "{how}"
+            );
+            assert_eq!(
+                s(&tr["documentKey"]),
+                docs.iter().map(|d| d.0.as_str()).collect::<Vec<_>>().join(","),
+                "{how}: the voided documents stay the trade's current sending"
+            );
+            let r = t.post("getTradeSignedDocument", &[("tradeId", &id)]).await;
+            code(&r, "101");
+            let shown = &r.json["SignedDocumentDetails"];
+            match &signed {
+                // A signed document stays signed, and is the one shown.
+                Some((key, doc_id)) => {
+                    assert_eq!(envelope(&t, key).await["status"], "SIGNED", "{how}");
+                    assert_eq!(
+                        (&shown["documentId"], &shown["id"], &shown["esignstatus"]),
+                        (&json!(key), &json!(doc_id), &json!("SIGNED")),
+                        "{how}"
+                    );
+                    let r = t.post("getAllSignedDocument", &[("tradeId", &id)]).await;
+                    assert_eq!(r.json["SignedDocumentDetails"].as_array().unwrap().len(), 1);
+                }
+                None => assert_eq!(
+                    (&shown["documentId"], &shown["esignstatus"], &shown["esignStatus"]),
+                    (&json!(docs[0].0), &json!("VOIDED"), &json!("VOIDED")),
+                    "{how}"
+                ),
+            }
+            // Voided envelopes never move again; nothing more fires.
+            let r = t
+                .operator(
+                    Method::POST,
+                    &format!("{}/sign", envelope_path(&t, &out[0].1 .0)),
+                    json!({}),
+                )
+                .await;
+            assert_eq!(r.status, 409, "{how}");
+            none(&mut status_hook).await;
+        }
+    }
+);
+
+both!(
+    cancellations_without_documents_still_out_void_nothing,
+    |t: TestApp| async move {
+        let mut status_hook = hook(&t, "updateDocuSignStatus").await;
+        // Nothing ever sent: nothing to void.
+        let (_, a, _, id, _) = subscription_setup(&t, 1).await;
+        code(&cancel_trade(&t, "cancelInvestment", &a, &id).await, "101");
+        none(&mut status_hook).await;
+        assert!(items(&t, &sign_pk(&t, &id)).await.is_empty());
+        let tr = get_trade(&t, &a, &id).await;
+        assert_eq!(
+            (&tr["orderStatus"], &tr["esignStatus"], &tr["documentKey"]),
+            (&json!("CANCELED"), &json!("NOTSIGNED"), &json!(""))
+        );
+
+        // Every document signed: they stay signed, the trade stays SIGNED.
+        let (o, a, _, id, _) = subscription_setup(&t, 2).await;
+        code(
+            &t.post("sendSubscriptionDocument", &subscription_params(&o, &a, &id))
+                .await,
+            "101",
+        );
+        let docs = sign_docs(&t, &id).await;
+        for (key, _) in &docs {
+            act(&t, key, "sign").await;
+        }
+        webhooks(&mut status_hook, 2).await;
+        let sign_items = items(&t, &sign_pk(&t, &id)).await;
+        code(&cancel_trade(&t, "deleteTrade", &a, &id).await, "101");
+        none(&mut status_hook).await;
+        assert_eq!(items(&t, &sign_pk(&t, &id)).await, sign_items, "no document written");
+        for (key, _) in &docs {
+            assert_eq!(envelope(&t, key).await["status"], "SIGNED");
+        }
+        assert_eq!(get_trade(&t, &a, &id).await["esignStatus"], "SIGNED");
+
+        // A cancellation refused (a pending ACH fund move: 150) voids nothing: one transaction.
+        let (o, a, _, id, _) = subscription_setup(&t, 1).await;
+        code(
+            &t.post("sendSubscriptionDocument", &subscription_params(&o, &a, &id))
+                .await,
+            "101",
+        );
+        t.store()
+            .write(vec![trade_model::pending_ach_put(&t.client_id, &id, "REF1")])
+            .await
+            .unwrap();
+        let before = esign_state(&t, &id).await;
+        for how in ["deleteTrade", "cancelInvestment", "CANCELED", "Rejected"] {
+            code(&cancel_trade(&t, how, &a, &id).await, "150");
+        }
+        assert_eq!(esign_state(&t, &id).await, before);
+        none(&mut status_hook).await;
+        let key = &sign_docs(&t, &id).await[0].0;
+        assert_eq!(envelope(&t, key).await["status"], "NOTSIGNED");
+    }
+);

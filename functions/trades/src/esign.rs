@@ -140,7 +140,7 @@ fn sending_events(method: &str, how: Sending, trade: &Trade, docs: &[SignDoc]) -
 
 /// The writes that retire the current sending: each document leaves it, and one still out
 /// (a draft or awaiting signature) is voided at the provider, in the platform's record and
-/// with its `updateDocuSignStatus` webhook.
+/// with its `updateDocuSignStatus` webhook (`trade_esign::void_documents`, as a cancellation).
 async fn retire(
     ctx: &Ctx,
     provider: &dyn ESignProvider,
@@ -149,35 +149,13 @@ async fn retire(
     writes: &mut Vec<shared::store::Write>,
     events: &mut Vec<Event>,
 ) -> Result<(), ApiError> {
-    let client = ctx.client_id();
-    for old in current {
-        let mut d = old.doc.clone();
-        d.current = false;
-        if !d.status.is_final() {
-            let stored = esign::load_envelope(ctx.store(), client, &d.document_key)
-                .await?
-                .ok_or_else(|| {
-                    tracing::error!(document = %d.document_key, "subscription document without its envelope");
-                    ApiError::Internal(String::new())
-                })?;
-            if !stored.envelope.status.is_final() {
-                let mut voided = stored.envelope.clone();
-                voided.status = EsignStatus::Voided;
-                voided.reason = RESENT.into();
-                voided.updated = now.to_owned();
-                writes.push(esign::envelope_write(client, &voided, Some(stored.version))?);
-                provider
-                    .void(client, &d.document_key, RESENT)
-                    .await
-                    .map_err(ApiError::from)?;
-            }
-            d.status = EsignStatus::Voided;
-            now.clone_into(&mut d.updated);
-            d.updated_ip = ctx.ip.to_string();
-            events.push(d.status_event());
-        }
-        writes.push(d.write(client, Some(old.version))?);
-    }
+    let voids = trade_esign::void_documents(ctx, current, true, RESENT, now).await?;
+    voids
+        .at_provider(ctx.client_id(), provider)
+        .await
+        .map_err(ApiError::from)?;
+    writes.extend(voids.writes);
+    events.extend(voids.events);
     Ok(())
 }
 

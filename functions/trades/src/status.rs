@@ -1,10 +1,14 @@
 //! Trade status moves: updateTradeStatus, deleteTrade, cancelInvestment and its deprecated
 //! alias fundReturnRequest. Every move follows the state table of
 //! `shared::model::trade::TradeStatus::next` and commits the trade, its offering's counters
-//! (units given back, open-trade count, funding totals) and its webhooks in one transaction.
+//! (units given back, open-trade count, funding totals) and its webhooks in one transaction;
+//! a cancellation (`CANCELED`, `Rejected`) voids the trade's subscription documents still
+//! out in that same transaction (`trade_esign::cancellation_voids`).
 
 use serde_json::{json, Value};
+use shared::esign;
 use shared::model::trade::{self, ach_pending, no_pending_ach, wrong_status, Cancellation, TradeStatus};
+use shared::model::trade_esign::{self, Voids};
 use shared::webhooks::Event;
 use shared::{op, ApiError, Ctx, Params, Reply, Routes};
 
@@ -13,6 +17,19 @@ use crate::support::{account_trade, busy, commit, ip_param, trade_id, trade_of, 
 
 /// The webhook a status change fires, also from inside cancelInvestment.
 const STATUS_METHOD: &str = "updateTradeStatus";
+
+/// After a cancellation committed: its envelopes voided at the provider too. The platform's
+/// records (committed) are what the service answers and the webhooks said; a provider that
+/// fails here (never the sandbox, whose envelopes are the platform's records) is logged, not
+/// answered: the cancellation stands.
+async fn void_at_provider(ctx: &Ctx, trade_id: &str, voids: &Voids) {
+    if voids.keys.is_empty() {
+        return;
+    }
+    if let Err(e) = voids.at_provider(ctx.client_id(), &esign::provider(ctx)).await {
+        tracing::error!(error = %e, trade = trade_id, "subscription envelopes voided in the platform's records but not at the provider");
+    }
+}
 
 fn status_names() -> String {
     TradeStatus::ALL.map(TradeStatus::name).join(", ")
@@ -25,7 +42,10 @@ fn status_names() -> String {
 /// is `106`. The current status again answers `101` and sends no webhook (optional fields
 /// sent are still stored). Leaving `CREATED` for `CANCELED` or `Rejected` needs no pending
 /// ACH fund move (`150`). Answers `tradeDetails` = `[trade record]` with the new
-/// `orderStatus`; fires `updateTradeStatus` (part 1's payload) when the status changed.
+/// `orderStatus`; fires `updateTradeStatus` (part 1's payload) when the status changed. A
+/// move to `CANCELED` or `Rejected` voids the trade's subscription documents still out in
+/// the same transaction (each firing `updateDocuSignStatus` `VOIDED`; the trade's
+/// `esignStatus` follows).
 pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELD_NAMES)?;
     let account = p.req(&["accountId"])?;
@@ -53,19 +73,28 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         if moving {
             after.status = sent.clone();
         }
-        after.updated = ctx.now();
+        let now = ctx.now();
+        after.updated.clone_from(&now);
         after.updated_ip = ctx.ip.to_string();
-        let writes = trade::replace(client, &stored, &after)?;
+        let voids = if moving && matches!(target, TradeStatus::Canceled | TradeStatus::Rejected) {
+            trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?
+        } else {
+            Voids::default()
+        };
+        let mut writes = trade::replace(client, &stored, &after)?;
+        writes.extend(voids.writes.iter().cloned());
         let mut checks = Vec::new();
         if moving && current == TradeStatus::Created && !target.holds_shares() {
             checks.push((no_pending_ach(client, &after.id), ach_pending()));
         }
-        let events = if moving {
+        let mut events = if moving {
             vec![after.status_event(STATUS_METHOD)]
         } else {
             Vec::new()
         };
+        events.extend(voids.events.iter().cloned());
         if commit(&ctx, writes, checks, events, attempt).await? {
+            void_at_provider(&ctx, &after.id, &voids).await;
             return Ok(details_reply(&after));
         }
     }
@@ -81,7 +110,8 @@ fn details_reply(t: &trade::Trade) -> Reply {
 /// with no pending ACH fund move (`150`): it moves to `CANCELED` and is virtually deleted
 /// (out of the lists and the purchase history, still readable by ID); its units go back to
 /// the offering in the same transaction. Answers `tradeDetails` = `[{partyId, offeringId,
-/// orderStatus}]`; fires `deleteTrade` (`tradeId`).
+/// orderStatus}]`; fires `deleteTrade` (`tradeId`). Its subscription documents still out are
+/// voided in the same transaction (as updateTradeStatus to `CANCELED`).
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let id = trade_id(&p)?;
@@ -101,12 +131,17 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         if let Some(e) = &err_desc {
             after.errors.clone_from(e);
         }
-        after.updated = ctx.now();
+        let now = ctx.now();
+        after.updated.clone_from(&now);
         after.updated_ip = ctx.ip.to_string();
-        let writes = trade::replace(client, &stored, &after)?;
+        let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
+        let mut writes = trade::replace(client, &stored, &after)?;
+        writes.extend(voids.writes.iter().cloned());
         let checks = vec![(no_pending_ach(client, &after.id), ach_pending())];
-        let event = Event::new("deleteTrade").field("tradeId", after.id.clone());
-        if commit(&ctx, writes, checks, vec![event], attempt).await? {
+        let mut events = vec![Event::new("deleteTrade").field("tradeId", after.id.clone())];
+        events.extend(voids.events.iter().cloned());
+        if commit(&ctx, writes, checks, events, attempt).await? {
+            void_at_provider(&ctx, &after.id, &voids).await;
             let record = json!({
                 "partyId": after.party_id,
                 "offeringId": after.offering_id,
@@ -156,16 +191,21 @@ async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) ->
             ip: ip.clone(),
             date: now.clone(),
         });
-        after.updated = now;
+        after.updated.clone_from(&now);
         after.updated_ip = ctx.ip.to_string();
-        let writes = trade::replace(client, &stored, &after)?;
+        let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
+        let mut writes = trade::replace(client, &stored, &after)?;
+        writes.extend(voids.writes.iter().cloned());
         let mut checks = Vec::new();
         if current == TradeStatus::Created {
             checks.push((no_pending_ach(client, &after.id), ach_pending()));
         }
-        // The inner status change fires its own webhook first, then the method's.
-        let events = vec![after.status_event(STATUS_METHOD), cancel_event(method, &after)];
+        // The inner status change fires its own webhook first, then the method's, then one
+        // updateDocuSignStatus per document voided.
+        let mut events = vec![after.status_event(STATUS_METHOD), cancel_event(method, &after)];
+        events.extend(voids.events.iter().cloned());
         if commit(&ctx, writes, checks, events, attempt).await? {
+            void_at_provider(&ctx, &after.id, &voids).await;
             let record = Value::Object(after.cancelled_record());
             return Ok(Reply::ok().with_value(key, Value::Array(vec![record])));
         }
@@ -178,7 +218,8 @@ async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) ->
 /// moves to `CANCELED` (`190` otherwise; `150` while an ACH fund move is pending); its units
 /// go back to the offering. Refunding a funded trade is the payments group's. Answers
 /// `Canceled investment details` = `[cancelled-investment record]`; fires the inner
-/// `updateTradeStatus`, then `cancelInvestment`.
+/// `updateTradeStatus`, then `cancelInvestment`. Its subscription documents still out are
+/// voided in the same transaction (as updateTradeStatus to `CANCELED`).
 pub async fn cancel_investment(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     cancel(ctx, p, "cancelInvestment", "Canceled investment details").await
 }

@@ -27,9 +27,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::Ctx;
 use crate::error::ApiError;
-use crate::esign::{Envelope, EsignStatus};
+use crate::esign::{self, Envelope, EsignStatus};
 use crate::ids::sortable;
-use crate::model::trade;
+use crate::model::trade::{self, Trade};
+use crate::providers::esign::{ESignError, ESignProvider};
 use crate::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Store, Val, Write};
 use crate::webhooks::Event;
 
@@ -280,6 +281,127 @@ pub async fn subscription_effects(ctx: &Ctx, after: &Envelope) -> Result<(Vec<Wr
         }
     }
     Ok((writes, events))
+}
+
+/// The reason recorded on envelopes voided because their trade was cancelled.
+pub const TRADE_CANCELLED: &str = "Trade cancelled";
+
+/// The writes and webhooks that void subscription documents, as one transaction carries
+/// them (with the caller's own writes); built by [`void_documents`].
+#[derive(Debug, Default)]
+pub struct Voids {
+    /// Each voided envelope (conditioned on its version) and each document written.
+    pub writes: Vec<Write>,
+    /// `updateDocuSignStatus` `VOIDED`, one per voided document.
+    pub events: Vec<Event>,
+    /// The documents as written.
+    pub docs: Vec<SignDoc>,
+    /// The envelopes to void at the provider too.
+    pub keys: Vec<String>,
+    reason: String,
+}
+
+impl Voids {
+    /// Whether nothing is written.
+    pub fn is_empty(&self) -> bool {
+        self.writes.is_empty()
+    }
+
+    /// Voids the envelopes at the provider (the sandbox keeps no envelope of its own: the
+    /// platform's record written with [`Voids::writes`] is the envelope).
+    pub async fn at_provider(&self, client: &str, provider: &dyn ESignProvider) -> Result<(), ESignError> {
+        for key in &self.keys {
+            provider.void(client, key, &self.reason).await?;
+        }
+        Ok(())
+    }
+}
+
+/// The writes that void `docs` of one trade: each one still out (a draft or awaiting
+/// signature) is voided in its envelope record (with `reason`, conditioned on the
+/// envelope's version) and in its document (`updatedDate` `now`, the caller's address),
+/// with its `updateDocuSignStatus` webhook. `retire` also takes every one of `docs` out of
+/// the trade's current sending (a resend); otherwise only the voided documents are written
+/// (a cancellation: they stay the current sending, now `VOIDED`). Final documents (signed,
+/// declined, voided) keep their status. Reads each envelope to void (one get each).
+pub async fn void_documents(
+    ctx: &Ctx,
+    docs: &[&StoredSignDoc],
+    retire: bool,
+    reason: &str,
+    now: &str,
+) -> Result<Voids, ApiError> {
+    let client = ctx.client_id();
+    let mut out = Voids {
+        reason: reason.to_owned(),
+        ..Voids::default()
+    };
+    for old in docs {
+        let mut d = old.doc.clone();
+        let void = !d.status.is_final();
+        if !void && !retire {
+            continue;
+        }
+        if retire {
+            d.current = false;
+        }
+        if void {
+            let stored = esign::load_envelope(ctx.store(), client, &d.document_key)
+                .await?
+                .ok_or_else(|| {
+                    tracing::error!(document = %d.document_key, "subscription document without its envelope");
+                    ApiError::Internal(String::new())
+                })?;
+            if !stored.envelope.status.is_final() {
+                let mut voided = stored.envelope.clone();
+                voided.status = EsignStatus::Voided;
+                voided.reason = reason.to_owned();
+                voided.updated = now.to_owned();
+                out.writes
+                    .push(esign::envelope_write(client, &voided, Some(stored.version))?);
+                out.keys.push(d.document_key.clone());
+            }
+            d.status = EsignStatus::Voided;
+            now.clone_into(&mut d.updated);
+            d.updated_ip = ctx.ip.to_string();
+            out.events.push(d.status_event());
+        }
+        out.writes.push(d.write(client, Some(old.version))?);
+        out.docs.push(d);
+    }
+    Ok(out)
+}
+
+/// What cancelling a trade (deleteTrade, cancelInvestment, fundReturnRequest,
+/// updateTradeStatus to `CANCELED` or `Rejected`) does to its subscription documents: those
+/// still out are voided ([`void_documents`], reason [`TRADE_CANCELLED`]) and `after`'s
+/// `esignStatus` becomes the sum of its current sending. The caller commits the answer's
+/// writes and webhooks in the cancellation's transaction, then voids at the provider.
+///
+/// Only a trade with a current sending (a `documentKey`) can have documents out (a resend
+/// voids the ones it retires), so a trade never sent costs no request; one sent costs a
+/// query of its documents and a get per document still out.
+pub async fn cancellation_voids(ctx: &Ctx, before: &Trade, after: &mut Trade, now: &str) -> Result<Voids, ApiError> {
+    if before.document_key.is_empty() {
+        return Ok(Voids::default());
+    }
+    let docs = of_trade(ctx.store(), ctx.client_id(), &before.id).await?;
+    let out: Vec<&StoredSignDoc> = docs.iter().filter(|d| !d.doc.status.is_final()).collect();
+    if out.is_empty() {
+        return Ok(Voids::default());
+    }
+    let voids = void_documents(ctx, &out, false, TRADE_CANCELLED, now).await?;
+    let statuses = docs.iter().filter(|d| d.doc.current).map(|d| {
+        voids
+            .docs
+            .iter()
+            .find(|v| v.document_key == d.doc.document_key)
+            .map_or(d.doc.status, |v| v.status)
+    });
+    if let Some(sum) = aggregate(statuses) {
+        after.esign_status = sum.as_str().to_owned();
+    }
+    Ok(voids)
 }
 
 // ---------------------------------------------------------------- NDAs
