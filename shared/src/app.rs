@@ -194,10 +194,10 @@ impl Ctx {
     /// The blob store; a function deployed without one answers `1500` (a configuration
     /// error, logged) rather than losing a document.
     pub fn blobs(&self) -> Result<&dyn Blobs, ApiError> {
-        self.app.blobs.as_deref().ok_or_else(|| {
-            tracing::error!("no blob store configured for this function");
-            ApiError::Internal(String::new())
-        })
+        self.app
+            .blobs
+            .as_deref()
+            .ok_or_else(|| ApiError::internal("no blob store configured for this function"))
     }
 
     pub async fn next_id(&self, kind: IdKind) -> Result<String, ApiError> {

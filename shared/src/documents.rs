@@ -300,10 +300,8 @@ impl Document {
     /// The record's write; `Cond::NotExists` for a new one.
     pub fn write(&self, client: &str, owner: Owner<'_>, cond: Option<Cond>) -> Result<Write, ApiError> {
         let mut item = self.key(client, owner).item();
-        let json = serde_json::to_string(self).map_err(|e| {
-            tracing::error!(error = %e, "document does not serialize");
-            ApiError::Internal(String::new())
-        })?;
+        let json =
+            serde_json::to_string(self).map_err(|e| ApiError::internal_from("document does not serialize", e))?;
         item.insert("d".into(), Val::S(json));
         Ok(Write::Put { item, cond })
     }
@@ -336,10 +334,10 @@ impl Document {
 
     /// A signed URL reading the document for [`URL_TTL`].
     pub async fn url(&self, ctx: &Ctx) -> Result<String, ApiError> {
-        ctx.blobs()?.url(&self.blob_key, URL_TTL).await.map_err(|e| {
-            tracing::error!(error = %e, "document URL not signed");
-            ApiError::Internal(String::new())
-        })
+        ctx.blobs()?
+            .url(&self.blob_key, URL_TTL)
+            .await
+            .map_err(|e| ApiError::internal_from("document URL not signed", e))
     }
 
     /// Whether `id` names this document (its numeric ID or its short code).
@@ -368,9 +366,8 @@ pub async fn store_with(
         let id = ctx.next_id(DOCUMENT).await?;
         let blob_key = blob_key(ctx.client_id(), owner, &id, &f.file_name);
         if let Err(e) = blobs.put(&blob_key, f.upload.bytes, content_type(&f.file_name)).await {
-            tracing::error!(error = %e, "document not stored");
             discard(ctx, &docs).await;
-            return Err(ApiError::Internal(String::new()));
+            return Err(ApiError::internal_from("document not stored", e));
         }
         let doc = Document {
             documentid: short_code(&id),
@@ -412,10 +409,7 @@ pub async fn list(ctx: &Ctx, owner: Owner<'_>) -> Result<Vec<Document>, ApiError
         let page = ctx.store().query(&q).await?;
         for item in &page.items {
             let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-            out.push(serde_json::from_str(d).map_err(|e| {
-                tracing::error!(error = %e, "corrupt document record");
-                ApiError::Internal(String::new())
-            })?);
+            out.push(serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt document record", e))?);
         }
         match page.next {
             Some(next) => q.start = Some(next),
@@ -452,10 +446,7 @@ pub async fn find(ctx: &Ctx, owner: Owner<'_>, id: &str) -> Result<Option<Docume
         return Ok(None);
     };
     let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let doc: Document = serde_json::from_str(d).map_err(|e| {
-        tracing::error!(error = %e, "corrupt document record");
-        ApiError::Internal(String::new())
-    })?;
+    let doc: Document = serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt document record", e))?;
     Ok(doc.is(id).then_some(doc))
 }
 

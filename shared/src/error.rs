@@ -2,6 +2,8 @@
 //! method-style and resource-style endpoints, and its `statusDesc`; the kernel maps it to
 //! the envelope in exactly one place (`http::envelope`).
 
+use std::sync::Arc;
+
 use crate::store::StoreError;
 
 /// The two endpoint styles of part 1 (§Conventions 1).
@@ -69,9 +71,10 @@ pub enum ApiError {
         code: &'static str,
         desc: String,
     },
-    /// Anything internal: HTTP 500 `1500`, the message carries only the request ID.
-    #[error("Internal error (request {0})")]
-    Internal(String),
+    /// Anything internal: HTTP 500 `1500`. The cause is logged once, where the error is
+    /// rendered; the client sees only the request ID.
+    #[error("Internal error")]
+    Internal(#[source] Cause),
 }
 
 impl ApiError {
@@ -97,6 +100,23 @@ impl ApiError {
             desc: desc.into(),
             http: Some(http),
         }
+    }
+    /// An internal failure (`1500`): `what` is logged where the error is rendered.
+    pub fn internal(what: impl Into<std::borrow::Cow<'static, str>>) -> Self {
+        ApiError::Internal(Cause {
+            what: what.into(),
+            source: None,
+        })
+    }
+    /// An internal failure caused by `source`, which the error keeps for the log.
+    pub fn internal_from(
+        what: impl Into<std::borrow::Cow<'static, str>>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        ApiError::Internal(Cause {
+            what: what.into(),
+            source: Some(Arc::new(source)),
+        })
     }
     pub fn not_found(desc: impl Into<String>) -> Self {
         ApiError::Resource {
@@ -168,7 +188,35 @@ impl ApiError {
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
-        tracing::error!(error = %e, "store failure");
-        ApiError::Internal(String::new())
+        ApiError::internal_from("store failure", e)
+    }
+}
+
+/// What went wrong inside, and the error that caused it: kept for the log, never answered.
+#[derive(Clone, Debug)]
+pub struct Cause {
+    what: std::borrow::Cow<'static, str>,
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.source {
+            Some(source) => write!(f, "{}: {source}", self.what),
+            None => f.write_str(&self.what),
+        }
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Causes are not part of an error's identity: two internal errors compare equal.
+impl PartialEq for Cause {
+    fn eq(&self, _: &Self) -> bool {
+        true
     }
 }

@@ -184,10 +184,8 @@ pub fn envelope_key(client: &str, document_key: &str) -> Key {
 /// or a change of the version read.
 pub fn envelope_write(client: &str, envelope: &Envelope, before: Option<i64>) -> Result<Write, ApiError> {
     let mut item = envelope_key(client, &envelope.document_key).item();
-    let json = serde_json::to_string(envelope).map_err(|e| {
-        tracing::error!(error = %e, "envelope does not serialize");
-        ApiError::Internal(String::new())
-    })?;
+    let json =
+        serde_json::to_string(envelope).map_err(|e| ApiError::internal_from("envelope does not serialize", e))?;
     item.insert("d".into(), Val::S(json));
     item.insert("v".into(), Val::from(before.unwrap_or(0) + 1));
     let cond = match before {
@@ -210,10 +208,8 @@ pub async fn load_envelope(
         return Ok(None);
     };
     let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let envelope: Envelope = serde_json::from_str(d).map_err(|e| {
-        tracing::error!(error = %e, "corrupt envelope record");
-        ApiError::Internal(String::new())
-    })?;
+    let envelope: Envelope =
+        serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt envelope record", e))?;
     let version = item
         .get("v")
         .and_then(Val::as_num)
@@ -395,8 +391,7 @@ pub async fn change_status(
             Err(e) => return Err(ApiError::from(e).into()),
         }
     }
-    tracing::error!("envelope changed concurrently on every attempt");
-    Err(ApiError::Internal(String::new()).into())
+    Err(ApiError::internal("envelope changed concurrently on every attempt").into())
 }
 
 /// The hook point of status changes: the writes and webhooks an envelope's new status

@@ -97,10 +97,7 @@ impl IdAllocator {
                 .get("n")
                 .and_then(Val::as_num)
                 .and_then(|n| n.to_u64())
-                .ok_or_else(|| {
-                    tracing::error!(counter = kind.counter, "counter is not a number");
-                    ApiError::Internal(String::new())
-                })?;
+                .ok_or_else(|| ApiError::internal("counter is not a number"))?;
             let mut blocks = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
             blocks.insert(kind.counter, (end - self.block, end));
         }

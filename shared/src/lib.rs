@@ -27,6 +27,7 @@ pub mod queue;
 pub mod records;
 pub mod reviews;
 pub mod store;
+pub mod tx;
 pub mod webhooks;
 
 pub use app::{App, Ctx, Environment};
@@ -34,3 +35,4 @@ pub use error::ApiError;
 pub use http::envelope::{insert_array, Reply};
 pub use http::params::Params;
 pub use http::router::Routes;
+pub use tx::Plan;

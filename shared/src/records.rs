@@ -57,10 +57,7 @@ pub struct Stored<R> {
 fn to_item<R: Record>(client: &str, r: &R, version: i64) -> Result<Item, ApiError> {
     let mut item = key::<R>(client, r.id()).item();
     item.insert("v".into(), Val::from(version));
-    let json = serde_json::to_string(r).map_err(|e| {
-        tracing::error!(error = %e, "record does not serialize");
-        ApiError::Internal(String::new())
-    })?;
+    let json = serde_json::to_string(r).map_err(|e| ApiError::internal_from("record does not serialize", e))?;
     item.insert("d".into(), Val::S(json));
     let part = partition::<R>(client);
     let sk = list_sort_key(r.created(), r.id());
@@ -76,10 +73,7 @@ fn to_item<R: Record>(client: &str, r: &R, version: i64) -> Result<Item, ApiErro
 /// Decodes a stored record.
 pub fn from_item<R: Record>(item: &Item) -> Result<Stored<R>, ApiError> {
     let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let mut rec: R = serde_json::from_str(d).map_err(|e| {
-        tracing::error!(error = %e, kind = R::KIND, "corrupt record");
-        ApiError::Internal(String::new())
-    })?;
+    let mut rec: R = serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt record", e))?;
     rec.read_attrs(item);
     let version = item
         .get("v")

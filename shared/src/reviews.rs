@@ -84,7 +84,7 @@ pub async fn change_ai_request(
     let decided = decided_status(&change.status);
     // Issued once, on the first attempt that approves, and reused by re-planned attempts.
     let mut letter: Option<(Document, Vec<Write>)> = None;
-    let mut result = Err(ApiError::Internal(String::new()));
+    let mut result = Err(ApiError::internal("changed concurrently on every attempt"));
     for _ in 0..ATTEMPTS {
         let request = match records::live::<AiRequest>(ctx, airequest_id, no_request).await {
             Ok(r) => r,
@@ -285,7 +285,7 @@ pub async fn decide_kyc(ctx: &Ctx, investor_id: &str, d: &KycDecision) -> Result
             }
         }
     }
-    Err(ApiError::Internal(String::new()))
+    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 /// The manual request with this `requestId` (numeric, `106` otherwise), or `152`.

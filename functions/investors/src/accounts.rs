@@ -80,7 +80,7 @@ fn row_from_params(p: &Params) -> Result<Account, ApiError> {
         req.push(p.req(names)?);
     }
     let [account_name, kind, resident_type, address1, city, state, zip, country] =
-        <[String; 8]>::try_from(req).map_err(|_| ApiError::Internal(String::new()))?;
+        <[String; 8]>::try_from(req).map_err(|_| ApiError::internal("eight required account fields"))?;
     Ok(Account {
         account_name,
         kind,
@@ -280,14 +280,14 @@ pub async fn patch(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         let stored = load_live(&ctx, &id).await?;
         let mut fields = match serde_json::to_value(&stored.rec) {
             Ok(Value::Object(m)) => m,
-            _ => return Err(ApiError::Internal(String::new())),
+            _ => return Err(ApiError::internal("account is not an object")),
         };
         if changes.iter().all(|(k, v)| fields.get(k) == Some(v)) {
             return Ok(Reply::ok().desc("No modification was needed").status(304));
         }
         fields.extend(changes.clone());
         let mut after: Account =
-            serde_json::from_value(Value::Object(fields)).map_err(|_| ApiError::Internal(String::new()))?;
+            serde_json::from_value(Value::Object(fields)).map_err(|e| ApiError::internal_from("changed account", e))?;
         after.updated = ctx.now();
         after.updated_ip = ctx.ip.to_string();
         match ctx
@@ -299,14 +299,14 @@ pub async fn patch(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ApiError::Internal(String::new()))
+    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 /// The settable fields a PATCH names, as stored text; `1400` for anything else.
 fn parse_changes(changes: &Map<String, Value>) -> Result<Map<String, Value>, ApiError> {
     let known = match serde_json::to_value(Account::default()) {
         Ok(Value::Object(m)) => m,
-        _ => return Err(ApiError::Internal(String::new())),
+        _ => return Err(ApiError::internal("account is not an object")),
     };
     let mut out = Map::new();
     for (k, v) in changes {
@@ -462,7 +462,7 @@ async fn change_account(
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ApiError::Internal(String::new()))
+    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 /// `PUT /v3/updateAccount`: rewrites the whole row from createAccount's parameters (the
@@ -492,7 +492,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         Some((after, vec![event]))
     })
     .await?
-    .ok_or_else(|| ApiError::Internal(String::new()))?;
+    .ok_or_else(|| ApiError::internal("changed concurrently on every attempt"))?;
     Ok(Reply::ok().with_value("accountDetails", Value::Object(after.view(ctx.pii))))
 }
 

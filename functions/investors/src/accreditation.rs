@@ -70,7 +70,7 @@ pub async fn request_ai_verification(ctx: Ctx, p: Params) -> Result<Reply, ApiEr
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ApiError::Internal(String::new()))
+    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 /// The request ID and status every status change takes (both required; the ID numeric).

@@ -71,7 +71,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             Err(StoreOutcome::Api(e)) => return Err(e),
         }
     }
-    Err(ApiError::Internal(String::new()))
+    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 pub fn routes() -> Routes {

@@ -99,7 +99,7 @@ where
         };
     }
     documents::discard(ctx, &docs).await;
-    Err(ApiError::Internal(String::new()))
+    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 /// The check that a live, active account is unchanged (`148` otherwise).

@@ -133,7 +133,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     match commit_checked(&ctx, records::insert(ctx.client_id(), &entity)?, &checks, Vec::new()).await {
         Ok(()) => Ok(Reply::ok().with("entityDetails", insert_array(json!({"partyId": entity.id})))),
         Err(Failed::Err(e)) => Err(e),
-        Err(Failed::Retry) => Err(ApiError::Internal(String::new())),
+        Err(Failed::Retry) => Err(ApiError::internal("changed concurrently on every attempt")),
     }
 }
 
@@ -166,7 +166,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             Err(Failed::Retry) => continue,
         }
     }
-    Err(ApiError::Internal(String::new()))
+    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 /// A live entity of the caller, or `198`.

@@ -99,7 +99,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ApiError::Internal(String::new()))
+    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 pub fn routes() -> Routes {

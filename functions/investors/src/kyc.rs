@@ -185,7 +185,7 @@ async fn commit_retrying<T>(
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ApiError::Internal(String::new()))
+    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 /// A new reference number for the provider.
@@ -193,7 +193,7 @@ async fn reference(ctx: &Ctx) -> Result<u64, ApiError> {
     ctx.next_id(REPORT)
         .await?
         .parse()
-        .map_err(|_| ApiError::Internal(String::new()))
+        .map_err(|e| ApiError::internal_from("report reference is not numeric", e))
 }
 
 fn aml_date(ctx: &Ctx) -> String {

@@ -64,7 +64,7 @@ pub async fn update_kyc_aml_request(ctx: Ctx, p: Params) -> Result<Reply, ApiErr
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ApiError::Internal(String::new()))
+    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 /// The manual review routes.

@@ -28,7 +28,7 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     );
     let view = note.view();
     let Value::Object(record) = &view else {
-        return Err(ApiError::Internal(String::new()));
+        return Err(ApiError::internal("note view is not an object"));
     };
     let event = record_event("addAccountNote", record);
     let mut writes = records::insert(ctx.client_id(), &note)?;

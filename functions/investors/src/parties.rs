@@ -210,7 +210,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     match commit_checked(&ctx, records::insert(ctx.client_id(), &party)?, &checks, vec![event]).await {
         Ok(()) => Ok(status_reply(&party)),
         Err(Failed::Err(e)) => Err(e),
-        Err(Failed::Retry) => Err(ApiError::Internal(String::new())),
+        Err(Failed::Retry) => Err(ApiError::internal("changed concurrently on every attempt")),
     }
 }
 
@@ -237,7 +237,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             Err(Failed::Retry) => continue,
         }
     }
-    Err(ApiError::Internal(String::new()))
+    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 /// A live individual party of the caller, or `198`.

@@ -120,7 +120,7 @@ pub async fn calculate(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ApiError::Internal(String::new()))
+    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 /// `POST /v3/getSuitability`: `accountDetails`, one object holding the suitability record;
@@ -162,7 +162,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ApiError::Internal(String::new()))
+    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 /// `POST /v3/deleteSuitability`: a virtual delete; envelope only; webhook `accountId`.
@@ -184,7 +184,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ApiError::Internal(String::new()))
+    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 /// The suitability routes.

@@ -49,7 +49,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         req.push(required_if_permitted(&ctx, &p, &[name])?);
     }
     let [issuer_name, first_name, last_name, email] =
-        <[String; 4]>::try_from(req).map_err(|_| ApiError::Internal(String::new()))?;
+        <[String; 4]>::try_from(req).map_err(|_| ApiError::internal("four required issuer fields"))?;
     let phone_number = phone(&p)?.flatten();
     let created_ip = p
         .opt(&["createdIpAddress", "createdIPAddress"])?

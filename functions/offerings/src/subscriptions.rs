@@ -270,10 +270,8 @@ pub async fn fetch(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
     let ids: Vec<&str> = templates.iter().map(|t| t.id.as_str()).collect();
     let event = Event::new("fetchSubscriptionDocuments").field("templateIds", ids.join(","));
     ctx.commit(Vec::new(), vec![event]).await?;
-    let list = serde_json::to_value(&templates).map_err(|e| {
-        tracing::error!(error = %e, "templates do not serialize");
-        ApiError::Internal(String::new())
-    })?;
+    let list =
+        serde_json::to_value(&templates).map_err(|e| ApiError::internal_from("templates do not serialize", e))?;
     Ok(Reply::ok().with_value("document_details", list))
 }
 

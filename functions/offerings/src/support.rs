@@ -16,8 +16,7 @@ pub const RETRIES: usize = 5;
 /// What a version-conditioned write that lost to a concurrent change answers once the
 /// retries are used up (never expected in practice).
 pub fn busy() -> ApiError {
-    tracing::error!("record changed concurrently on every attempt");
-    ApiError::Internal(String::new())
+    ApiError::internal("record changed concurrently on every attempt")
 }
 
 /// A required numeric ID parameter: `106` when missing or not all digits.

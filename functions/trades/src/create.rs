@@ -7,9 +7,9 @@ use shared::model::offering;
 use shared::model::trade::{self, normalize_transaction_type, total_amount, Trade, TradeStatus};
 use shared::model::validate;
 use shared::records;
-use shared::{insert_array, op, ApiError, Ctx, Params, Reply, Routes};
+use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{active_account, busy, commit, ip_param, opt_date, primary, primary_still_there, units, ATTEMPTS};
+use crate::support::{active_account, ip_param, opt_date, primary, primary_still_there, units};
 
 /// The fields a trade request may set (field permissions, `110`).
 pub const FIELDS: &[&str] = &[
@@ -93,9 +93,10 @@ fn parse(ctx: &Ctx, p: &Params) -> Result<Request, ApiError> {
 /// Answers `purchaseDetails` = `[true, [created record]]`.
 pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let req = parse(&ctx, &p)?;
-    let client = ctx.client_id();
+    // Allocated on the first attempt that passes the checks, and kept by re-planned ones.
     let mut id: Option<String> = None;
-    for attempt in 0..ATTEMPTS {
+    ctx.transact(async move |ctx, _| {
+        let client = ctx.client_id();
         let account = active_account(&ctx, &req.account).await?;
         let party = primary(&ctx, &account.rec.id).await?;
         let o = offering::live(ctx.store(), client, &req.offering).await?.rec;
@@ -146,17 +147,16 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             updated_ip: req.template.created_ip.clone(),
             ..req.template.clone()
         };
-        let mut writes = trade::insert(client, &t)?;
         // The account and its primary party as read: a concurrent change fails the
         // transaction, and the next attempt's reads answer 148 or 135.
-        writes.push(records::unchanged(client, &account));
-        writes.push(primary_still_there(&ctx, &account.rec.id));
-        if commit(&ctx, writes, Vec::new(), vec![t.created_event()], attempt).await? {
-            let record = Value::Object(t.created_record());
-            return Ok(Reply::ok().with_value("purchaseDetails", insert_array(record)));
-        }
-    }
-    Err(busy())
+        let record = Value::Object(t.created_record());
+        Ok(Plan::new(trade::insert(client, &t)?, record)
+            .write(records::unchanged(client, &account))
+            .write(primary_still_there(&ctx, &account.rec.id))
+            .event(t.created_event()))
+    })
+    .await
+    .map(|record| Reply::ok().with_value("purchaseDetails", insert_array(record)))
 }
 
 pub fn routes() -> Routes {

@@ -71,10 +71,8 @@ async fn raw_documents(ctx: &Ctx, trade: &str) -> Result<Vec<Raw>, ApiError> {
         let page = ctx.store().query(&q).await?;
         for item in &page.items {
             let json = item.get("d").and_then(Val::as_str).unwrap_or("").to_owned();
-            let doc: Document = serde_json::from_str(&json).map_err(|e| {
-                tracing::error!(error = %e, "corrupt trade document record");
-                ApiError::Internal(String::new())
-            })?;
+            let doc: Document =
+                serde_json::from_str(&json).map_err(|e| ApiError::internal_from("corrupt trade document record", e))?;
             out.push(Raw { doc, json });
         }
         match page.next {

@@ -65,10 +65,7 @@ fn no_note() -> ApiError {
 
 fn decode(item: &Item) -> Result<(TradeNote, i64), ApiError> {
     let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let note = serde_json::from_str(d).map_err(|e| {
-        tracing::error!(error = %e, "corrupt trade note");
-        ApiError::Internal(String::new())
-    })?;
+    let note = serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt trade note", e))?;
     let v = item
         .get("v")
         .and_then(Val::as_num)
@@ -80,7 +77,7 @@ fn decode(item: &Item) -> Result<(TradeNote, i64), ApiError> {
 /// The put of a note at version `v`, conditioned by `cond`.
 fn note_write(client: &str, n: &TradeNote, v: i64, cond: Cond) -> Result<Write, ApiError> {
     let mut item = note_key(client, &n.trade_id, &n.id).item();
-    let json = serde_json::to_string(n).map_err(|_| ApiError::Internal(String::new()))?;
+    let json = serde_json::to_string(n).map_err(|e| ApiError::internal_from("note does not serialize", e))?;
     item.insert("d".into(), Val::S(json));
     item.insert("v".into(), Val::from(v));
     Ok(Write::Put { item, cond: Some(cond) })

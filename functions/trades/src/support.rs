@@ -19,8 +19,7 @@ pub const ATTEMPTS: usize = 16;
 
 /// What an operation answers when every attempt lost to a concurrent change (never expected).
 pub fn busy() -> ApiError {
-    tracing::error!("trade changed concurrently on every attempt");
-    ApiError::Internal(String::new())
+    ApiError::internal("trade changed concurrently on every attempt")
 }
 
 /// `148`: the account does not exist (for this client), is deleted, or (createTrade) archived.

@@ -221,8 +221,5 @@ pub async fn load_client(store: &dyn Store, client_id: &str) -> Result<Option<Cl
             rec.hashes = parse_hashes(&rec.key_hashes);
             Some(rec)
         })
-        .map_err(|e| {
-            tracing::error!(error = %e, "corrupt client record");
-            ApiError::Internal(String::new())
-        })
+        .map_err(|e| ApiError::internal_from("corrupt client record", e))
 }

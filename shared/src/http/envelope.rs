@@ -77,7 +77,7 @@ pub fn render_error(err: &ApiError, style: Style, request_id: &str) -> (u16, Byt
     let mut out = Map::with_capacity(3);
     out.insert("statusCode".into(), Value::String(err.code_for(style).into()));
     let desc = match err {
-        ApiError::Internal(_) => ApiError::Internal(request_id.to_owned()).desc(),
+        ApiError::Internal(_) => format!("Internal error (request {request_id})"),
         e => e.desc(),
     };
     out.insert("statusDesc".into(), Value::String(desc));

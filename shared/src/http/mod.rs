@@ -104,8 +104,8 @@ impl App {
             let (status, body) = match result {
                 Ok(reply) => render_reply(reply),
                 Err(e) => {
-                    if let ApiError::Internal(_) = e {
-                        tracing::error!("internal error");
+                    if let ApiError::Internal(cause) = &e {
+                        tracing::error!(error = %cause, "internal error");
                     }
                     render_error(&e, style, &request_id)
                 }

@@ -121,10 +121,7 @@ pub async fn issue_letter(ctx: &Ctx, account_id: &str, airequest_id: &str) -> Re
     ctx.blobs()?
         .put(&blob_key, Bytes::from(bytes), content_type(&file_name))
         .await
-        .map_err(|e| {
-            tracing::error!(error = %e, "letter not stored");
-            ApiError::Internal(String::new())
-        })?;
+        .map_err(|e| ApiError::internal_from("letter not stored", e))?;
     let mut extra = Map::new();
     extra.insert(REQUEST.into(), Value::from(airequest_id));
     let doc = Document {

@@ -133,10 +133,7 @@ impl CustodianSettings {
             return Ok(CustodianSettings::default());
         };
         let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-        serde_json::from_str(d).map_err(|e| {
-            tracing::error!(error = %e, "corrupt custodian settings");
-            ApiError::Internal(String::new())
-        })
+        serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt custodian settings", e))
     }
 }
 

@@ -9,11 +9,7 @@ use crate::mask::b64;
 use crate::records::{self, Record};
 use crate::store::{Cond, Index, Key, Query, SkRange, Store, Val, Write};
 
-/// `136`: the incumbent's answer for an unknown (or malformed) issuer ID, also used when the
-/// issuer has no financial account.
-pub fn no_issuer() -> ApiError {
-    ApiError::coded("136", "Issuer Account does not exist.")
-}
+pub use super::ids::no_issuer;
 
 /// An issuer. `issuerStatus` is free text: `Pending` at creation, then whatever
 /// `updateIssuer` supplies.
@@ -298,8 +294,7 @@ pub async fn custodians(store: &dyn Store, client: &str, issuer_id: &str) -> Res
             match serde_json::from_str(d) {
                 Ok(rec) => out.push(rec),
                 Err(e) => {
-                    tracing::error!(error = %e, "corrupt custodian record");
-                    return Err(ApiError::Internal(String::new()));
+                    return Err(ApiError::internal_from("corrupt custodian record", e));
                 }
             }
         }

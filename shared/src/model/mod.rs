@@ -7,6 +7,7 @@ pub mod ai_documents;
 pub mod custodian_settings;
 pub mod entity_supp;
 pub mod flags;
+pub mod ids;
 pub mod issuer;
 pub mod kyc;
 pub mod link;

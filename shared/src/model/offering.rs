@@ -69,10 +69,7 @@ pub mod attr {
     pub const COMMITTED_AMOUNT: &str = "committedAmount";
 }
 
-/// `138`: the offering does not exist (unknown, deleted, or another client's).
-pub fn no_offering() -> ApiError {
-    ApiError::coded("138", "Offering does not exist")
-}
+pub use super::ids::no_offering;
 
 /// An amount as the API renders offering amounts: a string with six decimals.
 pub fn six_decimals(d: Decimal) -> String {
@@ -454,10 +451,8 @@ pub async fn purchase_history(
         let page = store.query(&q).await?;
         for item in &page.items {
             let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-            let entry: PurchaseEntry = serde_json::from_str(d).map_err(|e| {
-                tracing::error!(error = %e, "corrupt purchase-history entry");
-                ApiError::Internal(String::new())
-            })?;
+            let entry: PurchaseEntry =
+                serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt purchase-history entry", e))?;
             if !entry.deleted {
                 out.push(entry);
             }
@@ -533,10 +528,9 @@ pub async fn escrow_account(store: &dyn Store, client: &str, number: &str) -> Re
         return Ok(None);
     };
     let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    serde_json::from_str(d).map(Some).map_err(|e| {
-        tracing::error!(error = %e, "corrupt escrow account");
-        ApiError::Internal(String::new())
-    })
+    serde_json::from_str(d)
+        .map(Some)
+        .map_err(|e| ApiError::internal_from("corrupt escrow account", e))
 }
 
 #[cfg(test)]

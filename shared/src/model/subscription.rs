@@ -104,10 +104,8 @@ impl OfferingTemplate {
 
 fn record_write(client: &str, t: &OfferingTemplate, before: Option<i64>) -> Result<Write, ApiError> {
     let mut item = key(client, &t.offering_id, &t.id).item();
-    let json = serde_json::to_string(t).map_err(|e| {
-        tracing::error!(error = %e, "offering template does not serialize");
-        ApiError::Internal(String::new())
-    })?;
+    let json =
+        serde_json::to_string(t).map_err(|e| ApiError::internal_from("offering template does not serialize", e))?;
     item.insert("d".into(), Val::S(json));
     item.insert("v".into(), Val::from(before.unwrap_or(0) + 1));
     item.insert("live".into(), Val::Bool(!t.deleted));
@@ -156,10 +154,8 @@ pub fn update(client: &str, before: &StoredTemplate, after: &OfferingTemplate) -
 
 fn decode(item: &crate::store::Item) -> Result<StoredTemplate, ApiError> {
     let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let rec: OfferingTemplate = serde_json::from_str(d).map_err(|e| {
-        tracing::error!(error = %e, "corrupt offering template");
-        ApiError::Internal(String::new())
-    })?;
+    let rec: OfferingTemplate =
+        serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt offering template", e))?;
     let version = item
         .get("v")
         .and_then(Val::as_num)

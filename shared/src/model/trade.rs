@@ -33,10 +33,7 @@ use crate::records::{self, Record, Stored};
 use crate::store::{Cond, Index, Key, Query, SkRange, Store, Val, Write};
 use crate::webhooks::Event;
 
-/// `188`: the trade does not exist (unknown, another client's, or not the account's).
-pub fn no_trade() -> ApiError {
-    ApiError::coded("188", "Trade does not exist")
-}
+pub use super::ids::no_trade;
 
 /// `190`: the trade's status does not allow the operation (the incumbent's "Trade status
 /// should be in CREATED", generalised to every status rule of the trade operations).
@@ -638,10 +635,7 @@ pub fn by_account_pk(client: &str, account_id: &str) -> String {
 
 fn copy_write(pk: String, t: &Trade) -> Result<Write, ApiError> {
     let mut item = Key::new(pk, sortable(&t.id)).item();
-    let json = serde_json::to_string(t).map_err(|e| {
-        tracing::error!(error = %e, "trade does not serialize");
-        ApiError::Internal(String::new())
-    })?;
+    let json = serde_json::to_string(t).map_err(|e| ApiError::internal_from("trade does not serialize", e))?;
     item.insert("d".into(), Val::S(json));
     Ok(Write::Put { item, cond: None })
 }
@@ -688,10 +682,7 @@ pub fn offering_write_index(client: &str, offering_id: &str, writes: &[Write]) -
 
 fn decode(item: &crate::store::Item) -> Result<Trade, ApiError> {
     let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    serde_json::from_str(d).map_err(|e| {
-        tracing::error!(error = %e, "corrupt trade copy");
-        ApiError::Internal(String::new())
-    })
+    serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt trade copy", e))
 }
 
 /// A trade of the client (deleted ones included), `None` when unknown.
@@ -699,16 +690,7 @@ pub async fn load(store: &dyn Store, client: &str, trade_id: &str) -> Result<Opt
     records::load::<Trade>(store, client, trade_id).await
 }
 
-/// A numeric trade ID parameter (`106` otherwise), without leading zeros.
-pub fn numeric_id(name: &str, raw: &str) -> Result<String, ApiError> {
-    let t = raw.trim();
-    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(ApiError::invalid(name, "Numeric values only"));
-    }
-    t.parse::<u64>()
-        .map(|n| n.to_string())
-        .map_err(|_| ApiError::invalid(name, "Numeric values only"))
-}
+pub use super::ids::numeric_id;
 
 /// The trade named `trade_id` (numeric, `106` otherwise), deleted ones included; `188`
 /// when the client has none with that ID.

@@ -107,11 +107,8 @@ pub fn sign_doc_key(client: &str, trade_id: &str, document_key: &str) -> Key {
     Key::new(trade_partition(client, trade_id), document_key)
 }
 
-fn json<T: Serialize>(value: &T, what: &str) -> Result<String, ApiError> {
-    serde_json::to_string(value).map_err(|e| {
-        tracing::error!(error = %e, what, "record does not serialize");
-        ApiError::Internal(String::new())
-    })
+fn json<T: Serialize>(value: &T, what: &'static str) -> Result<String, ApiError> {
+    serde_json::to_string(value).map_err(|e| ApiError::internal_from(what, e))
 }
 
 fn versioned(mut item: Item, d: String, before: Option<i64>) -> Write {
@@ -124,12 +121,9 @@ fn versioned(mut item: Item, d: String, before: Option<i64>) -> Write {
     Write::Put { item, cond: Some(cond) }
 }
 
-fn decode<T: for<'de> Deserialize<'de>>(item: &Item, what: &str) -> Result<(T, i64), ApiError> {
+fn decode<T: for<'de> Deserialize<'de>>(item: &Item, what: &'static str) -> Result<(T, i64), ApiError> {
     let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let rec = serde_json::from_str(d).map_err(|e| {
-        tracing::error!(error = %e, what, "corrupt record");
-        ApiError::Internal(String::new())
-    })?;
+    let rec = serde_json::from_str(d).map_err(|e| ApiError::internal_from(what, e))?;
     let version = item
         .get("v")
         .and_then(Val::as_num)
@@ -348,10 +342,7 @@ pub async fn void_documents(
         if void {
             let stored = esign::load_envelope(ctx.store(), client, &d.document_key)
                 .await?
-                .ok_or_else(|| {
-                    tracing::error!(document = %d.document_key, "subscription document without its envelope");
-                    ApiError::Internal(String::new())
-                })?;
+                .ok_or_else(|| ApiError::internal("subscription document without its envelope"))?;
             if !stored.envelope.status.is_final() {
                 let mut voided = stored.envelope.clone();
                 voided.status = EsignStatus::Voided;

@@ -144,10 +144,7 @@ impl From<ESignError> for ApiError {
             ESignError::NoTemplate => ApiError::missing("templateId"),
             ESignError::NoSigner => ApiError::invalid("signer", e.to_string()),
             ESignError::NoReference => ApiError::missing("reference"),
-            ESignError::Provider(msg) => {
-                tracing::error!(error = %msg, "e-signature provider failed");
-                ApiError::Internal(String::new())
-            }
+            ESignError::Provider(msg) => ApiError::internal(format!("e-signature provider failed: {msg}")),
         }
     }
 }

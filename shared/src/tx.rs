@@ -1,0 +1,117 @@
+//! The one transaction helper: an operation states what one attempt writes, which failed
+//! conditions are its own errors, and which webhooks it fires ([`Plan`]); [`Ctx::transact`]
+//! reads, plans and commits, re-planning after a concurrent change with backoff and jitter.
+//! No handler holds a retry loop, and `StoreError` is matched here and in the store only.
+
+use std::time::Duration;
+
+use crate::app::Ctx;
+use crate::error::ApiError;
+use crate::store::{StoreError, Write};
+use crate::webhooks::Event;
+
+/// How many times an operation reads again and re-plans after a concurrent change (another
+/// request took the units, the same record changed, a transaction collided) before giving up.
+pub const ATTEMPTS: usize = 16;
+
+/// What one attempt commits: writes, the conditions that are the operation's own errors,
+/// webhooks, and the answer once committed.
+#[must_use]
+pub struct Plan<T> {
+    writes: Vec<Write>,
+    /// Positions in `writes` whose failed condition answers the error beside it.
+    checks: Vec<(usize, ApiError)>,
+    events: Vec<Event>,
+    answer: T,
+}
+
+impl<T> Plan<T> {
+    /// Answers `answer` once `writes` (and the events added) commit as one transaction.
+    pub fn new(writes: Vec<Write>, answer: T) -> Self {
+        Plan {
+            writes,
+            checks: Vec::new(),
+            events: Vec::new(),
+            answer,
+        }
+    }
+
+    /// Answers `answer` without writing (the webhooks added still commit).
+    pub fn answer(answer: T) -> Self {
+        Plan::new(Vec::new(), answer)
+    }
+
+    pub fn write(mut self, write: Write) -> Self {
+        self.writes.push(write);
+        self
+    }
+
+    pub fn writes(mut self, writes: impl IntoIterator<Item = Write>) -> Self {
+        self.writes.extend(writes);
+        self
+    }
+
+    pub fn event(mut self, event: Event) -> Self {
+        self.events.push(event);
+        self
+    }
+
+    pub fn events(mut self, events: impl IntoIterator<Item = Event>) -> Self {
+        self.events.extend(events);
+        self
+    }
+
+    /// A write whose failed condition is the operation's `error` (a duplicate, a marker
+    /// another record holds) rather than a concurrent change to re-plan after.
+    pub fn check(mut self, write: Write, error: ApiError) -> Self {
+        self.checks.push((self.writes.len(), error));
+        self.writes.push(write);
+        self
+    }
+}
+
+impl Ctx {
+    /// Runs `attempt` (given this context and the attempt number) and commits its plan; when
+    /// a concurrent change fails a condition or the transaction collides, runs it again on
+    /// fresh reads. A failed check answers its error; nothing is written on any failure, and
+    /// the plan's webhooks are sent only once it commits.
+    pub async fn transact<T>(
+        &self,
+        mut attempt: impl AsyncFnMut(Ctx, usize) -> Result<Plan<T>, ApiError>,
+    ) -> Result<T, ApiError> {
+        for n in 0..ATTEMPTS {
+            let plan = attempt(self.clone(), n).await?;
+            if plan.writes.is_empty() && plan.events.is_empty() {
+                return Ok(plan.answer);
+            }
+            let Plan {
+                writes,
+                checks,
+                events,
+                answer,
+            } = plan;
+            // A single conditional write reports no position.
+            let single = writes.len() == 1;
+            match self.commit(writes, events).await {
+                Ok(()) => return Ok(answer),
+                Err(StoreError::ConditionFailed { index }) => {
+                    let index = index.or(single.then_some(0));
+                    if let Some((_, e)) = checks.into_iter().find(|(i, _)| Some(*i) == index) {
+                        return Err(e);
+                    }
+                }
+                Err(StoreError::Conflict) => backoff(n).await,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(ApiError::internal("changed concurrently on every attempt"))
+    }
+}
+
+/// A short, growing, jittered pause before retrying a collided transaction, so that two
+/// colliding writers do not collide again in lockstep.
+async fn backoff(attempt: usize) {
+    let base = 1u64 << attempt.min(5);
+    let jitter = getrandom::u64().unwrap_or(0) % (base + 1);
+    tokio::time::sleep(Duration::from_millis(base + jitter)).await;
+}
