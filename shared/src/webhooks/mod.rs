@@ -61,6 +61,15 @@ pub fn record_event(method: &str, record: &serde_json::Map<String, serde_json::V
         .fold(Event::new(method), |e, (k, v)| e.field(k, value_text(v)))
 }
 
+/// The webhook whose payload is a view's fields, in the view's order (the same struct that
+/// serves the response, where part 1 gives both the same fields).
+pub fn view_event(method: &str, view: &impl Serialize) -> Event {
+    match serde_json::to_value(view) {
+        Ok(serde_json::Value::Object(record)) => record_event(method, &record),
+        _ => Event::new(method),
+    }
+}
+
 /// What travels on the queue: one event of one client.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Envelope {
