@@ -27,9 +27,10 @@ What the symbols say, and how it becomes IAM actions:
 - logs:* statements (each function's own log group) are not checked.
 Linked is not always reached: a trait object links all of its methods, and a runtime flag
 does not unlink a branch. The few SDK calls that are linked into the Lambda binaries but
-reached only by the local API are listed in LINKED_NOT_REACHED with the symbol of the code
-that does reach them; while that symbol is absent from a binary, those actions are neither
-required nor allowed for its function (the summary shows them).
+reached only by the local API are listed in LINKED_NOT_REACHED with the symbol of the local
+API's code that reaches them (checked on the local-api binary: symbol and actions must be
+there); while that symbol is absent from a binary, those actions are neither required nor
+allowed for its function (the summary shows them).
 
 Usage:
   check-permissions.py               build the debug binaries, check; exit 1 with one line
@@ -121,6 +122,9 @@ LINKED_NOT_REACHED = [
         "the local API's worker calls them (Lambda polls the queue for the webhooks function)",
     ),
 ]
+# The local API's binary: not a function, read only to prove that each guard symbol of
+# LINKED_NOT_REACHED still names real code (a renamed one would exempt its actions for good).
+LOCAL_BINARY = "local-api"
 # What an event source of the function needs from its role.
 EVENT_SOURCE_ACTIONS = {"SQS": ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]}
 
@@ -193,11 +197,13 @@ def scan_binary(path):
 def target_directory(explicit):
     if explicit:
         return Path(explicit).resolve()
-    out = subprocess.run(
+    meta = subprocess.run(
         ["cargo", "metadata", "--format-version", "1", "--no-deps", "--offline"],
-        cwd=ROOT, check=True, capture_output=True, text=True,
-    ).stdout
-    return Path(json.loads(out)["target_directory"])
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    if meta.returncode == 0:
+        return Path(json.loads(meta.stdout)["target_directory"])
+    return Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target").resolve()
 
 
 def build(target_dir):
@@ -207,8 +213,9 @@ def build(target_dir):
 
 
 def scan_binaries(template, target_dir):
-    """binary name -> Reach (None for a binary that is not built), one nm per binary."""
-    binaries = sorted({b for b in (wiring.binary_of(f) for f in wiring.functions_of(template).values()) if b})
+    """binary name -> Reach (None for a binary that is not built), one nm per binary; the
+    template's function binaries and the local API's."""
+    binaries = sorted({b for b in (wiring.binary_of(f) for f in wiring.functions_of(template).values()) if b} | {LOCAL_BINARY})
     paths = {b: target_dir / "debug" / b for b in binaries}
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
         scans = dict(zip(binaries, pool.map(lambda b: scan_binary(paths[b]) if paths[b].is_file() else None, binaries)))
@@ -347,6 +354,19 @@ def problems(template, scans):
                         f"(add it to the function's Environment Variables)"
                     )
         found += [f"{binary}: {p}" for p in dict.fromkeys(out)]
+    local = scans.get(LOCAL_BINARY)
+    if local is None:
+        found.append(f"{LOCAL_BINARY}: no debug binary {LOCAL_BINARY} to read (cargo build --workspace --bins)")
+    else:
+        local_reached = local.actions()[0]
+        for actions, guard, _ in LINKED_NOT_REACHED:
+            if guard not in local.guards:
+                found.append(f"{LOCAL_BINARY}: has no symbol {guard}: update LINKED_NOT_REACHED in {Path(__file__).name}")
+            elif not actions <= local_reached:
+                found.append(
+                    f"{LOCAL_BINARY}: does not reach {', '.join(sorted(actions - local_reached))}: "
+                    f"update LINKED_NOT_REACHED in {Path(__file__).name}"
+                )
     return found
 
 
@@ -383,7 +403,7 @@ def self_test(template, scans):
         print("self-test needs a passing template first:", *base, sep="\n  ")
         return False
     functions = wiring.functions_of(template)
-    by_binary = {wiring.binary_of(f): k for k, f in functions.items() if wiring.binary_of(f) in scans}
+    by_binary = {wiring.binary_of(f): k for k, f in functions.items() if scans.get(wiring.binary_of(f))}
 
     def role_doc(t, fn):
         role = wiring.getatt_name(t["Resources"][fn]["Properties"]["Role"])
@@ -477,6 +497,9 @@ def self_test(template, scans):
     def missing_binary(s):
         s[first_binary] = None
 
+    def guard_renamed(s):
+        s[LOCAL_BINARY].guards.discard(LINKED_NOT_REACHED[0][1])
+
     def statement_moved(t):
         # Positive control: a statement in a separate AWS::IAM::Policy still counts, so
         # removing it from the role and attaching it elsewhere must leave the check passing.
@@ -499,6 +522,7 @@ def self_test(template, scans):
         ("transactions with no item kind the check knows", None, no_item_kinds,
          f"{first_binary}: reaches dynamodb:TransactWriteItems but builds no item kind"),
         ("a function whose binary is not built", None, missing_binary, f"{first_binary}: no debug binary"),
+        (f"{LINKED_NOT_REACHED[0][1]} renamed", None, guard_renamed, f"{LOCAL_BINARY}: has no symbol"),
         ("a dynamodb statement moved to an AWS::IAM::Policy (must still pass)", statement_moved, None, ""),
     ]
 
@@ -541,7 +565,11 @@ def main(argv):
     target_dir = target_directory(target_dir)
     start = time.monotonic()
     if do_build:
-        build(target_dir)
+        try:
+            build(target_dir)
+        except subprocess.CalledProcessError:
+            print("check-permissions: cargo build failed: no binaries to check", file=sys.stderr)
+            return 1
     built = time.monotonic()
     scans = scan_binaries(template, target_dir)
     scanned = time.monotonic()

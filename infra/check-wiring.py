@@ -13,7 +13,9 @@
   `GET /v3/path`, `.unprefixed("name")` is also `ANY /name`), plus the kernel's routes
   (`$default`, ping, status, the legacy prefix, the legacy `/getAccount`) on one client
   function. A missing route is printed as the line to paste into the template.
-- The legacy binary serves only the legacy prefix and links every crate that registers
+- The legacy binary serves only the legacy prefix, and `all_routes()` (functions/service),
+  which it, the operator function, the local API and the tests serve, merges every crate that
+  registers routes (client or operator)
   routes (an HTTP API cannot route the prefix by operation name).
 - Operator routes (/operator...) are IAM-authorized and lead to the operator function only,
   and the operator function has no other route.
@@ -46,6 +48,10 @@ OPERATOR_BINARY = "operator"
 LEGACY_BINARY = "legacy"
 LEGACY_ROUTE = ("ANY", "/tapiv3/index.php/v3/{operation}")
 FORBIDDEN_ACTION = "dynamodb:Scan"
+# The one table of every crate's routes, and how it names a crate.
+ALL_ROUTES = ROOT / "functions" / "service" / "src" / "lib.rs"
+ALL_ROUTES_RE = re.compile(r"\.merge\(\s*([A-Za-z0-9_]+)::routes\(\)\s*\)")
+OPERATOR_RE = re.compile(r"\.operator\(\s*Method::")
 # Routes the shared kernel answers itself: unknown operations (1404), health, the legacy prefix.
 KERNEL_ROUTES = {
     ("ANY", "$default"),
@@ -98,6 +104,17 @@ def registered_routes(src_dir):
     return routes
 
 
+def all_routes_crates():
+    """The crates `all_routes()` merges."""
+    text = ALL_ROUTES.read_text(encoding="utf-8")
+    start = text.index("pub fn all_routes")
+    return set(ALL_ROUTES_RE.findall(text[start : text.index("\n}\n", start)]))
+
+
+def registers_operator_routes(src_dir):
+    return any(OPERATOR_RE.search(p.read_text(encoding="utf-8")) for p in src_dir.rglob("*.rs"))
+
+
 def workspace_binaries():
     """Binary targets of the workspace's crates under functions/: name -> the routes their
     crate registers (for the legacy binary, the routes of every crate it depends on)."""
@@ -111,26 +128,25 @@ def workspace_binaries():
     functions_dir = ROOT / "functions"
     binaries = {}
     crate_routes = {}
-    legacy_deps = None
+    routed = set()
     for package in json.loads(out)["packages"]:
         manifest = Path(package["manifest_path"]).resolve()
         if functions_dir not in manifest.parents:
             continue
         crate_routes[package["name"]] = registered_routes(manifest.parent / "src")
+        if crate_routes[package["name"]] or registers_operator_routes(manifest.parent / "src"):
+            routed.add(package["name"])
         for target in package["targets"]:
             if "bin" in target["kind"] and target["name"] not in LOCAL_ONLY:
                 binaries[target["name"]] = crate_routes[package["name"]]
-            if "bin" in target["kind"] and target["name"] == LEGACY_BINARY:
-                legacy_deps = {d["name"] for d in package["dependencies"]}
-    if legacy_deps is not None:
-        groups = {name for name, routes in crate_routes.items() if routes}
-        binaries[LEGACY_BINARY] = LegacyLinks(groups - legacy_deps)
+    if LEGACY_BINARY in binaries:
+        binaries[LEGACY_BINARY] = LegacyLinks(routed - all_routes_crates())
     return binaries
 
 
 class LegacyLinks(frozenset):
     """The legacy binary's entry in `workspace_binaries`: no routes of its own, and the
-    group crates it fails to link."""
+    routed crates `all_routes()` fails to merge."""
 
     def __new__(cls, missing):
         obj = super().__new__(cls)
@@ -275,7 +291,7 @@ def problems(template, binaries):
         if binary == LEGACY_BINARY and binary in binaries:
             missing = getattr(binaries[binary], "missing", [])
             if missing:
-                found.append(f"{name}: the legacy binary must link every group crate; add: {', '.join(missing)}")
+                found.append(f"{name}: all_routes() must merge every crate that registers routes; add: {', '.join(missing)}")
             if set(routes) != {LEGACY_ROUTE}:
                 found.append(f"{name}: the legacy function serves exactly ANY {LEGACY_ROUTE[1]}")
         elif binary in binaries and binary != OPERATOR_BINARY:
@@ -392,7 +408,7 @@ def self_test(template, binaries):
     # And the other way round: a binary the template does not know.
     cases.append(("a new binary without a function", None))
     if LEGACY_BINARY in binaries:
-        cases.append(("a group crate the legacy binary does not link", "legacy", "must link every group crate"))
+        cases.append(("a routed crate all_routes() does not merge", "legacy", "must merge every crate"))
 
     failed = 0
     for case in cases:

@@ -1,7 +1,10 @@
 //! The black-box API suite's harness: a fresh service per test on the embedded store or on
 //! DynamoDB + SQS (moto's server, started by `tests/run.sh`), driven in process through the
 //! same kernel the Lambda functions and the local API use, plus a real HTTP listener for
-//! webhooks.
+//! webhooks. Each deployed function gets its own `App`, built from the same description its
+//! `main.rs` serves (`service::FUNCTIONS`: routes and ports), and each request goes to the
+//! function API Gateway would send it to; so a port a function's code needs but its
+//! `main.rs` does not provide fails here.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -12,6 +15,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method};
 use http_body_util::{BodyExt, Full};
 use serde_json::Value;
 use shared::app::OperatorAccess;
+use shared::auth::ClientCache;
 use shared::blobs::{Blobs, DirBlobs, S3Blobs};
 use shared::clock::SystemClock;
 use shared::http::RawRequest;
@@ -22,7 +26,7 @@ use shared::store::dynamo::DynamoStore;
 use shared::store::embedded::EmbeddedStore;
 use shared::store::Store;
 use shared::webhooks::Deliverer;
-use shared::{App, Environment};
+use shared::{App, Environment, Function, Ports};
 use tokio::sync::mpsc;
 
 pub const OPERATOR_TOKEN: &str = "test-operator-token";
@@ -78,7 +82,10 @@ impl Resp {
 /// A fresh service with its own store, queue and sandbox client.
 pub struct TestApp {
     pub backend: Backend,
+    /// The investors function's application (its ports are every function's).
     pub app: Arc<App>,
+    /// Every deployed function's application, on the same store, queue and blob store.
+    functions: Vec<(Function, Arc<App>)>,
     pub client_id: String,
     pub api_key: String,
 }
@@ -119,9 +126,9 @@ impl Creds {
 /// Where the in-process local blob store says it is served.
 pub const BLOB_BASE: &str = "http://local.test";
 
-type Ports = (Arc<dyn Store>, Arc<dyn Queue>, Arc<dyn Blobs>);
+type Backends = (Arc<dyn Store>, Arc<dyn Queue>, Arc<dyn Blobs>);
 
-fn embedded_ports() -> Ports {
+fn embedded_ports() -> Backends {
     let dir = std::env::temp_dir().join(format!("ips-test-blobs-{}", uuid::Uuid::new_v4().simple()));
     let blobs = DirBlobs::open(dir, BLOB_BASE).expect("blob directory");
     (
@@ -131,7 +138,7 @@ fn embedded_ports() -> Ports {
     )
 }
 
-async fn aws_ports() -> Ports {
+async fn aws_ports() -> Backends {
     if std::env::var("AWS_ENDPOINT_URL").is_err() {
         panic!("the DynamoDB variant needs moto's server: run the suite with tests/run.sh (it sets AWS_ENDPOINT_URL)");
     }
@@ -157,16 +164,26 @@ impl TestApp {
             Backend::Embedded => embedded_ports(),
             Backend::DynamoDb => aws_ports().await,
         };
-        let routes = investors::routes().merge(offerings::routes()).merge(trades::routes());
-        let app = App::new(store.clone(), queue.clone(), Arc::new(SystemClock), env, routes)
-            .with_operator(OperatorAccess::Token(OPERATOR_TOKEN.into()))
-            .with_blobs(blobs);
-        let app = Arc::new(app);
+        // Processes share nothing in AWS but the store; the client cache is shared here only
+        // because the operator's changes to a client reach other functions after at most the
+        // cache's 60 s, and the tests do not wait for that.
+        let clients = Arc::new(ClientCache::new(Duration::from_secs(60)));
+        let functions: Vec<(Function, Arc<App>)> = service::FUNCTIONS
+            .iter()
+            .map(|f| {
+                let mut ports = Ports::new(store.clone(), queue.clone(), Arc::new(SystemClock), env);
+                ports.blobs = Some(blobs.clone());
+                ports.clients = clients.clone();
+                let app = f
+                    .app(ports, OperatorAccess::Token(OPERATOR_TOKEN.into()))
+                    .unwrap_or_else(|e| panic!("{}: {e}", f.name));
+                (*f, Arc::new(app))
+            })
+            .collect();
+        let app = functions[0].1.clone();
         let client_id = format!("dev-{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
         let api_key = shared::auth::random_secret();
-        shared::operator::ensure_dev_client(&app, &client_id, &api_key)
-            .await
-            .expect("dev client");
+        app.ensure_dev_client(&client_id, &api_key).await.expect("dev client");
         tokio::spawn(shared::webhooks::run_worker(
             queue,
             Deliverer::new(store, env.url_policy()),
@@ -174,9 +191,34 @@ impl TestApp {
         TestApp {
             backend,
             app,
+            functions,
             client_id,
             api_key,
         }
+    }
+
+    /// The function API Gateway sends this request to: the operator API's, the legacy
+    /// prefix's, else the group that registers the route (the investors function takes the
+    /// rest: `$default`, ping, status, signed document URLs).
+    pub fn function_for(&self, method: &Method, path: &str) -> &Arc<App> {
+        let by_name = |name: &str| {
+            self.functions
+                .iter()
+                .find(|(f, _)| f.name == name)
+                .map(|(_, app)| app)
+                .expect("a deployed function")
+        };
+        if path.starts_with("/operator") {
+            return by_name("operator");
+        }
+        if path.starts_with("/tapiv3/index.php/") {
+            return by_name("legacy");
+        }
+        self.functions
+            .iter()
+            .filter(|(f, _)| !f.operator && f.name != "legacy")
+            .find(|(_, app)| app.routes.find(method, path).is_some())
+            .map_or(&self.app, |(_, app)| app)
     }
 
     pub fn creds(&self) -> Creds {
@@ -215,8 +257,8 @@ impl TestApp {
                 HeaderValue::from_str(v).unwrap(),
             );
         }
-        let handled = self
-            .app
+        let app = self.function_for(&method, &path).clone();
+        let handled = app
             .handle(RawRequest {
                 method,
                 path,
@@ -227,7 +269,7 @@ impl TestApp {
             })
             .await;
         let (head, bytes) = handled.response.into_parts();
-        self.app.dispatch(handled.events).await;
+        app.dispatch(handled.events).await;
         let json = if bytes.is_empty() {
             Value::Null
         } else {

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::app::Environment;
 use crate::blobs::{Blobs, DirBlobs, S3Blobs};
+use crate::ports::Environment;
 use crate::queue::embedded::EmbeddedQueue;
 use crate::queue::sqs::SqsQueue;
 use crate::queue::Queue;

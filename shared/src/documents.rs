@@ -6,8 +6,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::app::Ctx;
 use crate::blobs::{content_type, safe_name, URL_TTL};
+use crate::ctx::Ctx;
 use crate::error::ApiError;
 use crate::http::params::{Params, Upload};
 use crate::ids::{sortable, IdKind};

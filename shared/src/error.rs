@@ -113,10 +113,7 @@ impl ApiError {
         what: impl Into<std::borrow::Cow<'static, str>>,
         source: impl std::error::Error + Send + Sync + 'static,
     ) -> Self {
-        ApiError::Internal(Cause {
-            what: what.into(),
-            source: Some(Arc::new(source)),
-        })
+        ApiError::Internal(Cause::new(what, source))
     }
     pub fn not_found(desc: impl Into<String>) -> Self {
         ApiError::Resource {
@@ -197,6 +194,19 @@ impl From<StoreError> for ApiError {
 pub struct Cause {
     what: std::borrow::Cow<'static, str>,
     source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl Cause {
+    /// `what` went wrong, caused by `source`.
+    pub fn new(
+        what: impl Into<std::borrow::Cow<'static, str>>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Cause {
+            what: what.into(),
+            source: Some(Arc::new(source)),
+        }
+    }
 }
 
 impl std::fmt::Display for Cause {

@@ -1,7 +1,7 @@
 //! The platform's side of e-signature: which provider serves a client, the record the
 //! platform keeps of every envelope it sent (its templates, signers, purpose and status),
 //! and status changes, each committed in one transaction with what the change means for the
-//! envelope's purpose ([`status_effects`]).
+//! envelope's purpose ([`Effects`], registered by the group that sends such envelopes).
 //!
 //! # For the trades group (sendSubscriptionDocument, sendNda, resends)
 //!
@@ -17,19 +17,22 @@
 //! ```
 //!
 //! Status changes arrive through [`change_status`] (the operator's sandbox actions, or a
-//! client's `updateDocuSignStatus`); it calls [`status_effects`]
-//! and commits its writes and webhooks with the envelope's new status. The trades group's
-//! arms (`crate::model::trade_esign`): a subscription document's status, the trade's
-//! `esignStatus` and `updateDocuSignStatus`; an NDA's status and `updateNdaDocuSignStatus`.
+//! client's `updateDocuSignStatus`); it runs the effect registered for the envelope's purpose
+//! and commits its writes and webhooks with the envelope's new status. The trades group
+//! registers `subscription` (the document's status, the trade's `esignStatus` and
+//! `updateDocuSignStatus`) and `nda` (the NDA's status and `updateNdaDocuSignStatus`).
 //! Voids that belong to a trade's own change (a resend, a cancellation) are built by
 //! `trade_esign::void_documents` and committed in that change's transaction instead.
 //!
 //! Envelope records: `<client>#ESIGNENV` / `documentKey`, JSON of [`Envelope`] in `d`, version
 //! in `v`; the reference each was sent with: `<client>#ESIGNREF` / reference, `k` = its key.
 
+use std::future::Future;
+use std::pin::Pin;
+
 use serde::{Deserialize, Serialize};
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::ApiError;
 use crate::providers::esign::{ESignProvider, EnvelopeRequest, SandboxESign, Signer};
 use crate::store::{CmpOp, Cond, Key, Store, StoreError, Val, Write};
@@ -130,7 +133,7 @@ impl Action {
 }
 
 /// What an envelope is for: `kind` names the feature (`subscription`, `nda`, `operator`,
-/// ...) and `id` its subject (a trade ID, ...). [`status_effects`] dispatches on `kind`.
+/// ...) and `id` its subject (a trade ID, ...). [`Effects`] are looked up by `kind`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Purpose {
     pub kind: String,
@@ -339,11 +342,12 @@ pub struct Transition {
 const ATTEMPTS: usize = 5;
 
 /// Moves an envelope as `action` says and commits, in one transaction, its new status and
-/// what [`status_effects`] adds for its purpose (with their webhooks). Repeating the current
+/// what the effect registered for its purpose adds (with their webhooks). Repeating the current
 /// status changes nothing; a final status (signed, declined, voided) never changes. A void is
 /// also sent to the provider.
 pub async fn change_status(
     ctx: &Ctx,
+    effects: &Effects,
     provider: &dyn ESignProvider,
     document_key: &str,
     action: Action,
@@ -371,7 +375,7 @@ pub async fn change_status(
         after.status = action.target();
         after.reason = reason.trim().to_owned();
         after.updated = ctx.now();
-        let (mut writes, events) = status_effects(ctx, &stored.envelope, &after).await?;
+        let (mut writes, events) = status_effects(ctx, effects, &after).await?;
         writes.insert(0, envelope_write(ctx.client_id(), &after, Some(stored.version))?);
         if action == Action::Void {
             provider
@@ -394,27 +398,44 @@ pub async fn change_status(
     Err(ApiError::internal("envelope changed concurrently on every attempt").into())
 }
 
-/// The hook point of status changes: the writes and webhooks an envelope's new status
-/// means for its purpose, committed with the status itself. `before` is the envelope as it
-/// was, `after` as it will be.
-///
-/// `subscription` (a trade's subscription document): the document's status, the trade's
-/// `esignStatus` and the `updateDocuSignStatus` webhook; `nda`: the NDA's status and
-/// `updateNdaDocuSignStatus` when signed (`crate::model::trade_esign`). Envelopes of other
-/// purposes (`operator`: sent from the operator API to try the sandbox) change status only.
-pub async fn status_effects(
-    ctx: &Ctx,
-    _before: &Envelope,
-    after: &Envelope,
-) -> Result<(Vec<Write>, Vec<Event>), ApiError> {
-    use crate::model::trade_esign;
-    Ok(match after.purpose.kind.as_str() {
-        trade_esign::SUBSCRIPTION => trade_esign::subscription_effects(ctx, after).await?,
-        trade_esign::NDA => trade_esign::nda_effects(ctx, after).await?,
-        OPERATOR_PURPOSE => (Vec::new(), Vec::new()),
-        // A purpose nobody handles (yet): the envelope's status alone.
-        _ => (Vec::new(), Vec::new()),
-    })
+/// A boxed [`Effect`] future.
+pub type EffectFuture = Pin<Box<dyn Future<Output = Result<(Vec<Write>, Vec<Event>), ApiError>> + Send>>;
+
+/// What an envelope's new status means for the purpose it was sent for: the writes and
+/// webhooks committed with the status itself. Given the envelope as it will be.
+pub type Effect = fn(Ctx, Envelope) -> EffectFuture;
+
+/// The effects of each purpose, registered by the group that sends its envelopes
+/// (`Routes::esign_effect`). A purpose nobody registered (`operator`: envelopes sent from the
+/// operator API to try the sandbox) changes the envelope's status alone.
+#[derive(Clone, Default)]
+pub struct Effects(Vec<(&'static str, Effect)>);
+
+impl Effects {
+    /// Adds `purpose`'s effect; false when it already has one.
+    pub fn register(&mut self, purpose: &'static str, effect: Effect) -> bool {
+        if self.get(purpose).is_some() {
+            return false;
+        }
+        self.0.push((purpose, effect));
+        true
+    }
+
+    pub fn get(&self, purpose: &str) -> Option<Effect> {
+        self.0.iter().find(|(p, _)| *p == purpose).map(|(_, e)| *e)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, Effect)> + '_ {
+        self.0.iter().copied()
+    }
+}
+
+/// The writes and webhooks `after`'s new status means for its purpose.
+async fn status_effects(ctx: &Ctx, effects: &Effects, after: &Envelope) -> Result<(Vec<Write>, Vec<Event>), ApiError> {
+    match effects.get(&after.purpose.kind) {
+        Some(effect) => effect(ctx.clone(), after.clone()).await,
+        None => Ok((Vec::new(), Vec::new())),
+    }
 }
 
 impl Envelope {

@@ -10,33 +10,39 @@ use lambda_http::{Body, Request, RequestExt, Response};
 use crate::app::OperatorAccess;
 use crate::clock::SystemClock;
 use crate::config::{Config, StoreKind};
+use crate::function::Function;
 use crate::http::{body_limit, RawRequest};
-use crate::{App, Routes};
+use crate::ports::Ports;
+use crate::App;
 
-/// The application of one endpoint group, on the stores the template provides.
-pub async fn app(routes: Routes) -> Result<Arc<App>, lambda_http::Error> {
-    Ok(Arc::new(aws_app(routes).await?.0))
+/// Runs `function` as a Lambda: configuration, SDK clients and ports built once at cold
+/// start (the S3 client only for a function that keeps documents), then API Gateway events
+/// through the kernel. The operator function refuses requests that bypassed IAM.
+pub async fn serve(function: Function) -> Result<(), lambda_http::Error> {
+    let app = Arc::new(app(function).await?);
+    if function.operator {
+        lambda_http::run(lambda_http::service_fn(move |req| handle_operator(app.clone(), req))).await
+    } else {
+        lambda_http::run(lambda_http::service_fn(move |req| handle(app.clone(), req))).await
+    }
 }
 
-/// The application of a group that keeps documents: [`app`] plus the S3 bucket
-/// `IPS_BUCKET`. Only these functions link the S3 client.
-pub async fn app_with_documents(routes: Routes) -> Result<Arc<App>, lambda_http::Error> {
-    let (app, sdk, cfg) = aws_app(routes).await?;
-    let blobs = crate::blobs::S3Blobs::new(&sdk, cfg.bucket);
-    Ok(Arc::new(app.with_blobs(Arc::new(blobs))))
+/// `function`'s application on the stores the template provides.
+pub async fn app(function: Function) -> Result<App, lambda_http::Error> {
+    let (mut ports, sdk, cfg) = aws_ports().await?;
+    if function.documents {
+        ports.blobs = Some(Arc::new(crate::blobs::S3Blobs::new(&sdk, cfg.bucket)));
+    }
+    Ok(function.app(ports, OperatorAccess::Trusted)?)
 }
 
-/// The operator function's application: `/operator/...` only (no client route), with
-/// [`OperatorAccess::Trusted`] since API Gateway's IAM authorization stands in front of it.
-/// Serve it with [`handle_operator`], which refuses requests that bypassed that authorization.
-pub async fn operator_app() -> Result<Arc<App>, lambda_http::Error> {
-    Ok(Arc::new(
-        aws_app(Routes::new()).await?.0.with_operator(OperatorAccess::Trusted),
-    ))
+/// The ports of a function that serves no route (the webhook consumer).
+pub async fn ports() -> Result<Arc<Ports>, lambda_http::Error> {
+    Ok(Arc::new(aws_ports().await?.0))
 }
 
 /// Lambda functions link DynamoDB and SQS only; the embedded store is the local API's.
-async fn aws_app(routes: Routes) -> Result<(App, aws_config::SdkConfig, Config), String> {
+async fn aws_ports() -> Result<(Ports, aws_config::SdkConfig, Config), String> {
     let cfg = Config::from_env("dynamodb")?;
     if let StoreKind::Embedded(_) = cfg.store {
         return Err(
@@ -47,8 +53,7 @@ async fn aws_app(routes: Routes) -> Result<(App, aws_config::SdkConfig, Config),
     }
     let sdk = crate::aws::sdk_config().await;
     let (store, queue) = cfg.aws_ports(&sdk, false).await?;
-    let app = App::new(store, queue, Arc::new(SystemClock), cfg.env, routes);
-    Ok((app, sdk, cfg))
+    Ok((Ports::new(store, queue, Arc::new(SystemClock), cfg.env), sdk, cfg))
 }
 
 fn source_ip(req: &Request) -> std::net::IpAddr {
@@ -92,6 +97,16 @@ fn iam_caller(req: &Request) -> Option<String> {
     }
 }
 
+fn json_error(status: http::StatusCode, message: &str) -> Response<Body> {
+    let mut r = Response::new(Body::Text(serde_json::json!({ "error": message }).to_string()));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
 /// Handles one request of the operator function. API Gateway authorizes the operator routes
 /// with IAM; a request that arrives without an IAM principal (a route wired without that
 /// authorization, or a function URL) is refused here too, so one wiring mistake cannot open
@@ -102,17 +117,18 @@ pub async fn handle_operator(app: Arc<App>, req: Request) -> Result<Response<Bod
             path = req.uri().path(),
             "operator request without IAM authorization refused"
         );
-        let mut refused = Response::new(Body::Text(
-            r#"{"error":"operator requests must be IAM-authorized"}"#.into(),
+        return Ok(json_error(
+            http::StatusCode::FORBIDDEN,
+            "operator requests must be IAM-authorized",
         ));
-        *refused.status_mut() = http::StatusCode::FORBIDDEN;
-        refused.headers_mut().insert(
-            http::header::CONTENT_TYPE,
-            http::HeaderValue::from_static("application/json"),
-        );
-        return Ok(refused);
     };
     tracing::info!(%caller, method = %req.method(), path = req.uri().path(), "operator request");
+    if !req.uri().path().starts_with("/operator/") {
+        return Ok(json_error(
+            http::StatusCode::NOT_FOUND,
+            "the operator function serves /operator/ only",
+        ));
+    }
     handle(app, req).await
 }
 
@@ -127,19 +143,24 @@ pub async fn handle(app: Arc<App>, req: Request) -> Result<Response<Body>, lambd
     Ok(Response::from_parts(head, Body::Text(text)))
 }
 
-/// Delivers a batch of queued webhooks concurrently; only messages that could not be
-/// processed (a store failure while reading registrations) are reported back for a retry.
+/// Delivers a batch of queued webhooks concurrently. Messages that could not be processed
+/// (a store failure while reading registrations) and messages that cannot be read at all
+/// (no body, not an envelope) are reported back as failed: SQS retries them and, after
+/// the queue's receive limit, moves them to the dead-letter queue, where an alarm sees them.
 pub async fn deliver_batch(
     deliverer: &crate::webhooks::Deliverer,
     event: aws_lambda_events::event::sqs::SqsEvent,
 ) -> aws_lambda_events::event::sqs::SqsBatchResponse {
     use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse};
     let work = event.records.into_iter().map(|m| async move {
-        let body = m.body.unwrap_or_default();
+        let Some(body) = m.body else {
+            tracing::error!(message = ?m.message_id, "webhook message without a body");
+            return m.message_id;
+        };
         match crate::webhooks::deliver_message(deliverer, &body).await {
             Ok(()) => None,
             Err(e) => {
-                tracing::warn!(error = %e, "webhook message failed; SQS will retry it");
+                tracing::warn!(error = %e, message = ?m.message_id, "webhook message failed; SQS will retry it");
                 m.message_id
             }
         }
@@ -159,6 +180,7 @@ pub async fn deliver_batch(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
     use crate::queue::embedded::EmbeddedQueue;
     use crate::store::embedded::EmbeddedStore;
     use crate::Environment;
@@ -174,15 +196,24 @@ mod tests {
         lambda_http::request::from_str(json).expect("an API Gateway HTTP API (v2) event")
     }
 
+    /// A stand-in for the operator crate's `POST /operator/clients`: stores the client named.
+    async fn create_client(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+        let id = req.body["clientId"].as_str().unwrap_or_default().to_owned();
+        let rec = crate::auth::ClientRecord::new(id, None, String::new(), Vec::new(), Vec::new(), Vec::new());
+        ctx.ports.save_client(&rec, None).await?;
+        Ok(OpReply::created(serde_json::json!({"clientId": rec.id})))
+    }
+
     fn memory_app(access: OperatorAccess) -> Arc<App> {
-        let app = App::new(
+        let ports = Ports::new(
             Arc::new(EmbeddedStore::in_memory()),
             Arc::new(EmbeddedQueue::default()),
             Arc::new(SystemClock),
             Environment::Sandbox,
-            Routes::new(),
         );
-        Arc::new(app.with_operator(access))
+        let routes =
+            crate::Routes::new().operator(Method::POST, "/operator/clients", crate::operator_op!(create_client));
+        Arc::new(App::on(ports, routes).with_operator(access))
     }
 
     fn json_body(resp: &Response<Body>) -> Value {
@@ -212,7 +243,7 @@ mod tests {
     #[tokio::test]
     async fn ping_event_answers_the_sandbox_client() {
         let app = memory_app(OperatorAccess::Disabled);
-        crate::operator::ensure_dev_client(&app, "sandbox-client", "sandbox-api-key")
+        app.ensure_dev_client("sandbox-client", "sandbox-api-key")
             .await
             .expect("dev client");
         let resp = handle(app, event(PING)).await.expect("a response");
@@ -251,5 +282,31 @@ mod tests {
         assert_eq!(resp.status(), 404);
         let stored = crate::auth::load_client(app.store.as_ref(), "acme").await;
         assert!(matches!(stored, Ok(None)), "{stored:?}");
+    }
+
+    #[tokio::test]
+    async fn unreadable_webhook_messages_are_reported_failed_for_the_dead_letter_queue() {
+        use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
+        let app = memory_app(OperatorAccess::Disabled);
+        let deliverer = crate::webhooks::Deliverer::new(app.store.clone(), Environment::Sandbox.url_policy());
+        let message = |id: &str, body: Option<&str>| {
+            let mut m = SqsMessage::default();
+            m.message_id = Some(id.into());
+            m.body = body.map(str::to_owned);
+            m
+        };
+        let mut batch = SqsEvent::default();
+        batch.records = vec![
+            message("not-json", Some("{not json")),
+            message("no-body", None),
+            message("not-an-envelope", Some(r#"{"x": 1}"#)),
+        ];
+        let response = deliver_batch(&deliverer, batch).await;
+        let failed: Vec<_> = response
+            .batch_item_failures
+            .iter()
+            .map(|f| f.item_identifier.as_str())
+            .collect();
+        assert_eq!(failed, ["not-json", "no-body", "not-an-envelope"]);
     }
 }

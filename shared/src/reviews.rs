@@ -1,22 +1,17 @@
 //! Reviews that a client method and the operator API both make, so both apply the same
 //! state change and fire the same webhook:
 //!
-//! - an accreditation request's status (updateAiRequest, updateAiVerification and
-//!   `POST /operator/clients/{clientId}/ai-requests/{airequestId}/review`);
-//! - the decision on a manual KYC/AML request (updateKycAmlStatus and
+//! - an accreditation request's status (updateAiRequest, updateAiVerification and the
+//!   operator's `POST /operator/clients/{clientId}/ai-requests/{airequestId}/review`);
+//! - the decision on a manual KYC/AML request (updateKycAmlStatus and the operator's
 //!   `POST /operator/clients/{clientId}/kyc-requests/{requestId}/review`).
 //!
 //! Each is one transaction of the records it changes and its webhook's outbox entry,
 //! conditioned on the versions read; a concurrent change makes it read again and re-plan.
 
-use std::net::{IpAddr, Ipv4Addr};
-use std::sync::{Arc, Mutex};
-
 use serde::Deserialize;
-use serde_json::{Map, Value};
 
-use crate::app::{App, Ctx};
-use crate::auth::PiiLevel;
+use crate::ctx::Ctx;
 use crate::documents::{self, Document};
 use crate::error::ApiError;
 use crate::model::accreditation::{account_after, decided_status, AiRequest, StatusChange, VERIFIED_ACCREDITED};
@@ -26,7 +21,6 @@ use crate::model::{Account, Entity, Party};
 use crate::records::{self, Stored};
 use crate::store::{StoreError, Write};
 use crate::webhooks::record_event;
-use crate::webhooks::Envelope;
 
 /// How often a transaction is re-planned after a concurrent change before giving up.
 const ATTEMPTS: usize = 5;
@@ -295,107 +289,4 @@ pub async fn kyc_request_by_id(ctx: &Ctx, request_id: &str) -> Result<Stored<Kyc
         .await?
         .ok_or_else(no_request)?;
     records::live::<KycRequest>(ctx, &investor, no_request).await
-}
-
-/// Webhook envelopes a successful operator call produced, handed over after its response.
-pub type Committed = Arc<Mutex<Vec<Envelope>>>;
-
-/// An operator endpoint's failure: HTTP status and message.
-pub type OpFailure = (u16, String);
-
-fn op_failure(e: ApiError) -> OpFailure {
-    let status = match e {
-        ApiError::Missing(_) | ApiError::Invalid { .. } => 400,
-        ApiError::Internal(_) => 500,
-        _ => 404,
-    };
-    (status, e.desc())
-}
-
-/// The context of an operator action on behalf of client `client_id` (its webhooks, its
-/// records); `404` when there is no such client.
-pub(crate) async fn operator_ctx(
-    app: &Arc<App>,
-    client_id: &str,
-    operation: &str,
-    committed: &Committed,
-) -> Result<Ctx, OpFailure> {
-    let client = crate::auth::load_client(app.store.as_ref(), client_id)
-        .await
-        .map_err(op_failure)?
-        .ok_or_else(|| (404, format!("no client {client_id}")))?;
-    Ok(Ctx {
-        app: app.clone(),
-        client: Arc::new(client),
-        ip: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
-        request_id: crate::ids::unique().into(),
-        operation: operation.into(),
-        pii: PiiLevel::High,
-        committed: committed.clone(),
-    })
-}
-
-fn parse_body<T: for<'de> Deserialize<'de>>(body: Value) -> Result<T, OpFailure> {
-    serde_json::from_value(body).map_err(|e| (400, format!("invalid body: {e}")))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AiReview {
-    status: String,
-    notes: Option<String>,
-    #[serde(rename = "reviewedBy")]
-    reviewed_by: Option<String>,
-}
-
-/// `POST /operator/clients/{clientId}/ai-requests/{airequestId}/review`
-/// `{"status", "notes", "reviewedBy"}`: the change updateAiVerification makes (`reviewedBy`
-/// defaults to `operator`), firing its webhook. Answers the updateAiVerification record
-/// with `clientId`.
-pub async fn operator_ai_review(
-    app: &Arc<App>,
-    client_id: &str,
-    airequest_id: &str,
-    body: Value,
-    committed: &Committed,
-) -> Result<(u16, Value), OpFailure> {
-    let ctx = operator_ctx(app, client_id, AI_REVIEW_METHOD, committed).await?;
-    let review: AiReview = parse_body(body)?;
-    if review.status.trim().is_empty() {
-        return Err((400, "status: required".into()));
-    }
-    let id = numeric_id("airequestId", airequest_id).map_err(op_failure)?;
-    let change = StatusChange {
-        status: review.status,
-        notes: review.notes,
-        reviewed_by: Some(review.reviewed_by.unwrap_or_else(|| "operator".into())),
-    };
-    let (request, accredited) = change_ai_request(&ctx, &id, &change, AI_REVIEW_METHOD, true)
-        .await
-        .map_err(op_failure)?;
-    let mut out = Map::new();
-    out.insert("clientId".into(), Value::from(client_id));
-    out.extend(request.summary(&accredited, true));
-    Ok((200, Value::Object(out)))
-}
-
-/// `POST /operator/clients/{clientId}/kyc-requests/{requestId}/review`
-/// `{"kycStatus", "amlStatus", "notes"}` (at least one status): the decision
-/// updateKycAmlStatus applies, on the request's investor, firing its webhook. Answers the
-/// request record with `clientId`.
-pub async fn operator_kyc_review(
-    app: &Arc<App>,
-    client_id: &str,
-    request_id: &str,
-    body: Value,
-    committed: &Committed,
-) -> Result<(u16, Value), OpFailure> {
-    let ctx = operator_ctx(app, client_id, KYC_REVIEW_METHOD, committed).await?;
-    let decision: KycDecision = parse_body(body)?;
-    let request = kyc_request_by_id(&ctx, request_id).await.map_err(op_failure)?;
-    let after = decide_kyc(&ctx, &request.rec.id, &decision).await.map_err(op_failure)?;
-    let mut out = Map::new();
-    out.insert("clientId".into(), Value::from(client_id));
-    out.extend(after.details());
-    Ok((200, Value::Object(out)))
 }

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::ApiError;
 use crate::store::{StoreError, Write};
 use crate::webhooks::Event;

@@ -16,9 +16,9 @@ pub(crate) async fn cost(t: &TestApp, method: Method, uri: &str, body: &[(&str, 
     let mut headers = http::HeaderMap::new();
     headers.insert("authorization", t.creds().bearer().parse().unwrap());
     let body = Ok(Bytes::from(serde_urlencoded::to_string(body).unwrap()));
+    let app = t.function_for(&method, &path).clone();
     let before = t.store().requests();
-    let handled = t
-        .app
+    let handled = app
         .handle(RawRequest {
             method,
             path,
@@ -29,7 +29,7 @@ pub(crate) async fn cost(t: &TestApp, method: Method, uri: &str, body: &[(&str, 
         })
         .await;
     let used = t.store().requests() - before;
-    t.app.dispatch(handled.events).await;
+    app.dispatch(handled.events).await;
     used
 }
 

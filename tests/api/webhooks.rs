@@ -168,7 +168,7 @@ both!(
 );
 
 both!(
-    the_delivery_function_reports_only_unprocessable_messages,
+    the_delivery_function_reports_unreadable_messages_as_failed_and_delivers_the_rest,
     |t: TestApp| async move {
         let mut hook = Listener::start(200).await;
         t.register_webhook("createParty", &[&hook.url]).await;
@@ -181,9 +181,15 @@ both!(
         let deliverer =
             shared::webhooks::Deliverer::new(t.app.store.clone(), shared::Environment::Sandbox.url_policy());
         let out = shared::lambda::deliver_batch(&deliverer, serde_json::from_value(batch).unwrap()).await;
-        assert!(
-            out.batch_item_failures.is_empty(),
-            "unreadable messages are dropped, not retried"
+        let failed: Vec<_> = out
+            .batch_item_failures
+            .iter()
+            .map(|f| f.item_identifier.as_str())
+            .collect();
+        assert_eq!(
+            failed,
+            ["m2"],
+            "an unreadable message is reported failed, so that it reaches the dead-letter queue"
         );
         assert_eq!(hook.next(5).await.expect("delivered").body, "partyId=P7654321");
     }

@@ -16,7 +16,15 @@ mod parties;
 mod suitability;
 mod support;
 
-use shared::Routes;
+use shared::{Function, Routes};
+
+/// The investors function: this group's routes; it keeps documents.
+pub const FUNCTION: Function = Function {
+    name: "investors",
+    routes,
+    documents: true,
+    operator: false,
+};
 
 /// Every route of the investors group.
 pub fn routes() -> Routes {

@@ -17,7 +17,7 @@ use shared::clock::SystemClock;
 use shared::config::Config;
 use shared::http::{body_limit, RawRequest};
 use shared::webhooks::{Deliverer, Envelope};
-use shared::App;
+use shared::{App, Ports};
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -110,13 +110,11 @@ async fn main() -> Result<(), String> {
 
     let public_url = var("IPS_PUBLIC_URL", &format!("http://{bind}"));
     let (store, queue, blobs) = cfg.local_ports(&public_url).await?;
-    let routes = investors::routes().merge(offerings::routes()).merge(trades::routes());
-    let app = Arc::new(
-        App::new(store.clone(), queue.clone(), Arc::new(SystemClock), cfg.env, routes)
-            .with_operator(OperatorAccess::Token(operator_token.clone()))
-            .with_blobs(blobs),
-    );
-    shared::operator::ensure_dev_client(&app, &client_id, &api_key)
+    let routes = service::all_routes().checked().map_err(|e| e.to_string())?;
+    let mut ports = Ports::new(store.clone(), queue.clone(), Arc::new(SystemClock), cfg.env);
+    ports.blobs = Some(blobs);
+    let app = Arc::new(App::on(ports, routes).with_operator(OperatorAccess::Token(operator_token.clone())));
+    app.ensure_dev_client(&client_id, &api_key)
         .await
         .map_err(|e| e.to_string())?;
     tokio::spawn(shared::webhooks::run_worker(

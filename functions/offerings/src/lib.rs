@@ -14,7 +14,15 @@ mod subscriptions;
 mod support;
 pub mod watermark;
 
-use shared::Routes;
+use shared::{Function, Routes};
+
+/// The offerings function: this group's routes; it keeps documents.
+pub const FUNCTION: Function = Function {
+    name: "offerings",
+    routes,
+    documents: true,
+    operator: false,
+};
 
 /// Every route of the offerings group.
 pub fn routes() -> Routes {

@@ -3,9 +3,5 @@
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::logging::init(true);
-    let app = shared::lambda::app_with_documents(offerings::routes()).await?;
-    lambda_http::run(lambda_http::service_fn(move |req| {
-        shared::lambda::handle(app.clone(), req)
-    }))
-    .await
+    shared::lambda::serve(offerings::FUNCTION).await
 }

@@ -469,7 +469,15 @@ pub async fn update_docusign_status(ctx: Ctx, p: Params) -> Result<Reply, ApiErr
     let find = |docs: Vec<StoredSignDoc>| docs.into_iter().find(|d| d.doc.document_key == key);
     let docs = trade_esign::of_trade(ctx.store(), ctx.client_id(), &t.id).await?;
     find(docs).ok_or_else(|| ApiError::invalid("documentKey", "Document does not exist"))?;
-    esign::change_status(&ctx, &esign::provider(&ctx), &key, action, &reason).await?;
+    esign::change_status(
+        &ctx,
+        &crate::ESIGN_EFFECTS,
+        &esign::provider(&ctx),
+        &key,
+        action,
+        &reason,
+    )
+    .await?;
     let docs = trade_esign::of_trade(ctx.store(), ctx.client_id(), &t.id).await?;
     let doc = find(docs).ok_or_else(|| ApiError::invalid("documentKey", "Document does not exist"))?;
     let record = Value::Object(status_record(&doc.doc));
@@ -580,7 +588,15 @@ pub async fn update_nda_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let stored = trade_esign::load_nda(ctx.store(), ctx.client_id(), &ref_num)
         .await?
         .ok_or_else(unknown)?;
-    esign::change_status(&ctx, &esign::provider(&ctx), &stored.nda.document_key, action, &reason).await?;
+    esign::change_status(
+        &ctx,
+        &crate::ESIGN_EFFECTS,
+        &esign::provider(&ctx),
+        &stored.nda.document_key,
+        action,
+        &reason,
+    )
+    .await?;
     let after = trade_esign::load_nda(ctx.store(), ctx.client_id(), &ref_num)
         .await?
         .ok_or_else(unknown)?;

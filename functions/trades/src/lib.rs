@@ -12,16 +12,41 @@ mod reads;
 mod status;
 mod support;
 
-use shared::Routes;
+use std::sync::LazyLock;
+
+use shared::esign::Effects;
+use shared::model::trade_esign::{self, NDA, SUBSCRIPTION};
+use shared::{effect, Function, Routes};
+
+/// What an envelope's status change means for the envelopes this group sends: registered
+/// with the routes, so every function that changes one (this one, the operator's sandbox
+/// actions) commits the same effects.
+pub(crate) static ESIGN_EFFECTS: LazyLock<Effects> = LazyLock::new(|| {
+    let mut effects = Effects::default();
+    effects.register(SUBSCRIPTION, effect!(trade_esign::subscription_effects));
+    effects.register(NDA, effect!(trade_esign::nda_effects));
+    effects
+});
+
+/// The trades function: this group's routes; it keeps documents.
+pub const FUNCTION: Function = Function {
+    name: "trades",
+    routes,
+    documents: true,
+    operator: false,
+};
 
 /// Every route of the trades group.
 pub fn routes() -> Routes {
-    Routes::new()
+    let routes = Routes::new()
         .merge(create::routes())
         .merge(reads::routes())
         .merge(edits::routes())
         .merge(status::routes())
         .merge(notes::routes())
         .merge(documents::routes())
-        .merge(esign::routes())
+        .merge(esign::routes());
+    ESIGN_EFFECTS
+        .iter()
+        .fold(routes, |r, (purpose, effect)| r.esign_effect(purpose, effect))
 }

@@ -19,15 +19,15 @@ enum Input {
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {
     shared::logging::init(true);
-    let app = shared::lambda::app(shared::Routes::new()).await?;
-    let deliverer = shared::webhooks::Deliverer::new(app.store.clone(), app.env.url_policy());
+    let ports = shared::lambda::ports().await?;
+    let deliverer = shared::webhooks::Deliverer::new(ports.store.clone(), ports.env.url_policy());
     lambda_runtime::run(service_fn(move |event: LambdaEvent<Input>| {
-        let (app, deliverer) = (app.clone(), deliverer.clone());
+        let (ports, deliverer) = (ports.clone(), deliverer.clone());
         async move {
             let out = match event.payload {
                 Input::Sqs(batch) => serde_json::to_value(shared::lambda::deliver_batch(&deliverer, batch).await)?,
                 Input::Sweep { sweep_outbox } => {
-                    let n = app.sweep_outbox(std::time::Duration::from_secs(sweep_outbox)).await?;
+                    let n = ports.sweep_outbox(std::time::Duration::from_secs(sweep_outbox)).await?;
                     serde_json::json!({ "resent": n })
                 }
             };

@@ -44,6 +44,27 @@ pub struct ClientRecord {
 }
 
 impl ClientRecord {
+    /// A new client `id` with one key (its hash), calling `methods` with `scopes` from
+    /// `ip_allowlist`, allowed to set every field.
+    pub fn new(
+        id: String,
+        parent: Option<String>,
+        key_hash: String,
+        methods: Vec<String>,
+        scopes: Vec<String>,
+        ip_allowlist: Vec<String>,
+    ) -> Self {
+        ClientRecord {
+            id,
+            parent,
+            key_hashes: vec![key_hash],
+            methods,
+            scopes,
+            ip_allowlist,
+            ..ClientRecord::default()
+        }
+    }
+
     /// The store key of a client record.
     pub fn key(id: &str) -> Key {
         Key::new("CLIENT", id)
@@ -222,4 +243,11 @@ pub async fn load_client(store: &dyn Store, client_id: &str) -> Result<Option<Cl
             Some(rec)
         })
         .map_err(|e| ApiError::internal_from("corrupt client record", e))
+}
+
+/// A client record as stored.
+pub fn client_item(rec: &ClientRecord) -> crate::store::Item {
+    let mut item = ClientRecord::key(&rec.id).item();
+    item.insert("d".into(), Val::S(serde_json::to_string(rec).unwrap_or_default()));
+    item
 }

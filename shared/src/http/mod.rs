@@ -3,6 +3,7 @@
 //! reach a handler and never write.
 
 pub mod envelope;
+pub mod operator;
 pub mod params;
 pub mod router;
 
@@ -13,14 +14,17 @@ use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Response};
 use tracing::Instrument;
 
-use crate::app::{App, Ctx};
+use crate::app::{App, OperatorAccess};
+use crate::auth::hash_key;
 use crate::auth::{header_credentials, ClientRecord, Credentials, PiiLevel};
 use crate::blobs::Served;
+use crate::ctx::{Committed, Ctx};
 use crate::error::{ApiError, Style};
 use crate::webhooks::Envelope;
 use envelope::{render_error, render_reply, Reply};
+use operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
 use params::Params;
-use router::{Handler, Matched};
+use router::{Handler, Matched, OperatorMatch};
 
 /// Largest body of an ordinary request.
 pub const BODY_LIMIT: usize = 1 << 20;
@@ -87,8 +91,7 @@ impl App {
         );
         async {
             if path.starts_with("/operator/") || path == "/operator" {
-                let (response, events) = crate::operator::handle(self, &req, &path).await;
-                return Handled { response, events };
+                return self.handle_operator(&req, &path, &request_id).await;
             }
             if req.method == Method::GET && path.starts_with(crate::blobs::LOCAL_PREFIX) {
                 if let Some(response) = self.serve_blob(&path, req.query.as_deref(), &request_id).await {
@@ -211,7 +214,7 @@ impl App {
         }
         tracing::Span::current().record("operation", &*operation);
         let ctx = Ctx {
-            app: self.clone(),
+            app: self.ports.clone(),
             client,
             ip: req.ip,
             request_id: request_id.into(),
@@ -220,6 +223,81 @@ impl App {
             committed,
         };
         handler(ctx, params).await
+    }
+
+    /// An operator request: the response, and the webhooks a successful one fired.
+    async fn handle_operator(&self, req: &RawRequest, path: &str, request_id: &str) -> Handled {
+        let committed = Committed::default();
+        let result = self.run_operator(req, path, request_id, committed.clone()).await;
+        let (status, body, events) = match result {
+            Ok(OpReply { status, body }) => {
+                let events = std::mem::take(&mut *committed.lock().unwrap_or_else(|e| e.into_inner()));
+                (status, body, events)
+            }
+            Err(e) => {
+                if let OpError::Internal(cause) = &e {
+                    tracing::error!(error = %cause, "operator request failed");
+                }
+                (e.status(), serde_json::json!({"error": e.to_string()}), Vec::new())
+            }
+        };
+        Handled {
+            response: json_response(status, Bytes::from(body.to_string()), request_id),
+            events,
+        }
+    }
+
+    async fn run_operator(
+        &self,
+        req: &RawRequest,
+        path: &str,
+        request_id: &str,
+        committed: Committed,
+    ) -> Result<OpReply, OpError> {
+        let expected = match &self.operator {
+            OperatorAccess::Disabled => return Err(OpError::NotFound("not found".into())),
+            OperatorAccess::Trusted => None,
+            OperatorAccess::Token(t) => Some(t),
+        };
+        if let Some(expected) = expected {
+            let presented = req
+                .headers
+                .get(http::header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.split_once(' '))
+                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                .map(|(_, t)| t.trim());
+            // Hash both sides so the comparison is constant-time whatever their lengths.
+            if !presented.is_some_and(|t| hash_key(t) == hash_key(expected)) {
+                return Err(OpError::Unauthorized("invalid operator token".into()));
+            }
+        }
+        let body = match &req.body {
+            Ok(b) if b.is_empty() => serde_json::json!({}),
+            Ok(b) => serde_json::from_slice(b).map_err(|e| OpError::BadRequest(format!("invalid JSON: {e}")))?,
+            Err(limit) => return Err(OpError::TooLarge(format!("body over {limit} bytes"))),
+        };
+        let (handler, path_params) = match self.routes.find_operator(&req.method, path) {
+            OperatorMatch::Found { handler, path_params } => (handler, path_params),
+            OperatorMatch::WrongVerb => {
+                return Err(OpError::NotAllowed(format!("{} is not allowed on {path}", req.method)))
+            }
+            OperatorMatch::NotFound => {
+                return Err(OpError::NotFound(format!("no operator endpoint {} {path}", req.method)))
+            }
+        };
+        let ctx = OperatorCtx {
+            ports: self.ports.clone(),
+            effects: self.routes.effects().clone(),
+            request_id: request_id.into(),
+            committed,
+        };
+        let request = OperatorRequest {
+            method: req.method.clone(),
+            body,
+            params: path_params.into_iter().map(|(k, v)| (k, v.to_owned())).collect(),
+        };
+        handler(ctx, request).await
     }
 
     /// Header credentials win; body credentials count only for non-GET requests.

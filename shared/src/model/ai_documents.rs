@@ -6,8 +6,8 @@
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
-use crate::app::Ctx;
 use crate::blobs::{content_type, safe_name};
+use crate::ctx::Ctx;
 use crate::documents::{self, Document, Owner, DOCUMENT};
 use crate::error::ApiError;
 use crate::model::Account;
@@ -291,10 +291,10 @@ mod tests {
         )
         .with_blobs(Arc::new(blobs));
         let app = Arc::new(app);
-        crate::operator::ensure_dev_client(&app, "c1", "k").await.unwrap();
+        app.ensure_dev_client("c1", "k").await.unwrap();
         let client = crate::auth::load_client(store.as_ref(), "c1").await.unwrap().unwrap();
         let ctx = Ctx {
-            app,
+            app: app.ports.clone(),
             client: Arc::new(client),
             ip: std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
             request_id: "t".into(),

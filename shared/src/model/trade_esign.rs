@@ -1,6 +1,6 @@
 //! E-signature records of trades and NDAs, and what an envelope's status change means for
-//! them ([`subscription_effects`], [`nda_effects`], called by `esign::status_effects`, so the
-//! operator function, which links `shared` only, applies them too).
+//! them ([`subscription_effects`], [`nda_effects`], which the trades group registers as the
+//! e-signature effects of its purposes).
 //!
 //! A **subscription document** ([`SignDoc`]) is one template of an offering sent to a
 //! trade's primary party: one envelope per template (its `documentKey`), so each document has
@@ -25,7 +25,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::ApiError;
 use crate::esign::{self, Envelope, EsignStatus};
 use crate::ids::sortable;
@@ -241,7 +241,8 @@ pub fn change_ip(ctx: &Ctx) -> String {
 /// `updateDocuSignStatus`) and, for a document of the current sending, the trade's
 /// `esignStatus` when the sum of its documents changes. An envelope whose document is not
 /// found (never expected) changes status alone.
-pub async fn subscription_effects(ctx: &Ctx, after: &Envelope) -> Result<(Vec<Write>, Vec<Event>), ApiError> {
+pub async fn subscription_effects(ctx: Ctx, after: Envelope) -> Result<(Vec<Write>, Vec<Event>), ApiError> {
+    let (ctx, after) = (&ctx, &after);
     let client = ctx.client_id();
     let trade_id = after.purpose.id.as_str();
     let docs = of_trade(ctx.store(), client, trade_id).await?;
@@ -524,7 +525,8 @@ pub async fn current_nda(
 
 /// The effects of an NDA envelope's status change: the NDA's new status, and
 /// `updateNdaDocuSignStatus` when it was signed.
-pub async fn nda_effects(ctx: &Ctx, after: &Envelope) -> Result<(Vec<Write>, Vec<Event>), ApiError> {
+pub async fn nda_effects(ctx: Ctx, after: Envelope) -> Result<(Vec<Write>, Vec<Event>), ApiError> {
+    let (ctx, after) = (&ctx, &after);
     let client = ctx.client_id();
     let Some(stored) = load_nda(ctx.store(), client, &after.purpose.id).await? else {
         tracing::warn!(nda = %after.purpose.id, "NDA envelope without its record");

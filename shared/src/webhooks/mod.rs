@@ -131,16 +131,22 @@ pub fn tokens_key(owner: &str) -> Key {
     Key::new(format!("{owner}#TOKENS"), "TOKENS")
 }
 
-/// Delivers one queued message. `Ok` means it is done with (delivered, refused by its
-/// endpoint, or unreadable) and may be acknowledged; `Err` leaves it for another attempt.
-pub async fn deliver_message(deliverer: &Deliverer, body: &str) -> Result<(), crate::store::StoreError> {
-    match serde_json::from_str::<Envelope>(body) {
-        Ok(env) => deliverer.deliver(&env).await,
-        Err(e) => {
-            tracing::error!(error = %e, "unreadable webhook message dropped");
-            Ok(())
-        }
-    }
+/// Why a queued message was not done with.
+#[derive(Debug, thiserror::Error)]
+pub enum DeliveryError {
+    /// Not an envelope: no attempt will read it; it belongs in the dead-letter queue.
+    #[error("unreadable webhook message: {0}")]
+    Unreadable(#[from] serde_json::Error),
+    /// Its registrations could not be read: another attempt may succeed.
+    #[error("webhook registrations not read: {0}")]
+    Store(#[from] crate::store::StoreError),
+}
+
+/// Delivers one queued message. `Ok` means it is done with (delivered, or refused by its
+/// endpoint) and may be acknowledged.
+pub async fn deliver_message(deliverer: &Deliverer, body: &str) -> Result<(), DeliveryError> {
+    let env = serde_json::from_str::<Envelope>(body)?;
+    Ok(deliverer.deliver(&env).await?)
 }
 
 /// The in-process deliverer of the local API: takes messages off the queue as they come and
@@ -158,10 +164,17 @@ pub async fn run_worker(queue: std::sync::Arc<dyn crate::queue::Queue>, delivere
         for m in msgs {
             let (queue, deliverer) = (queue.clone(), deliverer.clone());
             tokio::spawn(async move {
-                if deliver_message(&deliverer, &m.body).await.is_ok() {
-                    if let Err(e) = queue.ack(&m.receipt).await {
-                        tracing::warn!(error = %e, "webhook message not acknowledged");
+                match deliver_message(&deliverer, &m.body).await {
+                    Ok(()) => {}
+                    // The in-process queue has no dead-letter queue: log it and let it go.
+                    Err(e @ DeliveryError::Unreadable(_)) => tracing::error!(error = %e, "webhook message dropped"),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "webhook message left for another attempt");
+                        return;
                     }
+                }
+                if let Err(e) = queue.ack(&m.receipt).await {
+                    tracing::warn!(error = %e, "webhook message not acknowledged");
                 }
             });
         }

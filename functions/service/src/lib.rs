@@ -1,0 +1,70 @@
+//! The whole service: every routed crate's routes in one table, and the functions that
+//! serve more than one group. Adding a group is one line in [`all_routes`] (and its
+//! function in [`FUNCTIONS`]).
+
+use shared::{Function, Routes};
+
+/// Every route of every group and of the operator API. A name registered twice fails
+/// `Routes::checked`, so no function starts with it.
+pub fn all_routes() -> Routes {
+    Routes::new()
+        .merge(investors::routes())
+        .merge(offerings::routes())
+        .merge(trades::routes())
+        .merge(operator::routes())
+}
+
+/// The incumbent's path prefix, `/tapiv3/index.php/v3/<operation>`, for every group: API
+/// Gateway cannot route on a path parameter's value, and a prefixed route per operation
+/// would double the API's routes, so one function links every group's routes for it (its
+/// operator routes stay unreachable: it does not serve the operator API).
+pub const LEGACY: Function = Function {
+    name: "legacy",
+    routes: all_routes,
+    documents: true,
+    operator: false,
+};
+
+/// The operator API, behind API Gateway's IAM authorization. It links every group, since
+/// its reviews and e-signature actions commit the effects the groups register.
+pub const OPERATOR: Function = Function {
+    name: "operator",
+    routes: all_routes,
+    documents: true,
+    operator: true,
+};
+
+/// Every function of the client and operator APIs, as deployed (the webhook consumer,
+/// which serves no route, aside).
+pub const FUNCTIONS: [Function; 5] = [
+    investors::FUNCTION,
+    offerings::FUNCTION,
+    trades::FUNCTION,
+    OPERATOR,
+    LEGACY,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_function_registers_each_route_once() {
+        for f in FUNCTIONS {
+            if let Err(conflict) = (f.routes)().checked() {
+                panic!("{}: {conflict}", f.name);
+            }
+        }
+    }
+
+    #[test]
+    fn a_group_registered_twice_fails_the_service() {
+        let twice = all_routes().merge(trades::routes()).checked();
+        let conflict = twice.err().expect("a conflict");
+        assert!(conflict.0.contains(&"operation createTrade".to_owned()), "{conflict}");
+        assert!(
+            conflict.0.contains(&"e-signature effect subscription".to_owned()),
+            "{conflict}"
+        );
+    }
+}

@@ -1,0 +1,100 @@
+//! The context of one authenticated request: the process's ports, the client, and the
+//! webhooks its committed changes produced.
+
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+
+use crate::auth::{ClientRecord, PiiLevel};
+use crate::blobs::Blobs;
+use crate::clock::timestamp;
+use crate::error::ApiError;
+use crate::http::params::Params;
+use crate::ids::IdKind;
+use crate::ports::Ports;
+use crate::store::{Store, StoreError, Write};
+use crate::webhooks::{registration_key, Envelope, Event};
+
+/// Webhook envelopes a request committed, handed over once its response is decided.
+pub type Committed = Arc<Mutex<Vec<Envelope>>>;
+
+/// The context of one authenticated request.
+#[derive(Clone)]
+pub struct Ctx {
+    pub app: Arc<Ports>,
+    pub client: Arc<ClientRecord>,
+    pub ip: IpAddr,
+    pub request_id: Arc<str>,
+    /// The operation as registered under the name the client called (an alias keeps its own
+    /// name, which is also the webhook it fires); the path for resource routes.
+    pub operation: Arc<str>,
+    /// The PII level granted (resource-style reads); `High` for method-style calls.
+    pub pii: PiiLevel,
+    pub(crate) committed: Committed,
+}
+
+impl Ctx {
+    pub fn client_id(&self) -> &str {
+        &self.client.id
+    }
+
+    pub fn store(&self) -> &dyn Store {
+        self.app.store.as_ref()
+    }
+
+    /// The current time as a response timestamp.
+    pub fn now(&self) -> String {
+        timestamp(self.app.clock.now())
+    }
+
+    /// `110` when the request sets a field the key has no permission for.
+    pub fn check_fields(&self, params: &Params, fields: &[&str]) -> Result<(), ApiError> {
+        match fields
+            .iter()
+            .find(|f| params.value(f).is_some() && !self.client.may_set(f))
+        {
+            Some(f) => Err(ApiError::FieldPermission((*f).to_owned())),
+            None => Ok(()),
+        }
+    }
+
+    /// The blob store; a function deployed without one answers `1500` (a configuration
+    /// error, logged) rather than losing a document.
+    pub fn blobs(&self) -> Result<&dyn Blobs, ApiError> {
+        self.app
+            .blobs
+            .as_deref()
+            .ok_or_else(|| ApiError::internal("no blob store configured for this function"))
+    }
+
+    pub async fn next_id(&self, kind: IdKind) -> Result<String, ApiError> {
+        self.app.ids.next(self.store(), kind).await
+    }
+
+    /// Applies a state change and the outbox entries of its events atomically; the events
+    /// are delivered after the response. Call it last: a failed call sends no webhook.
+    /// Only events whose method has a registration are written: the others would reach no
+    /// URL, and skipping them saves the outbox write, the hand-over and its clean-up.
+    pub async fn commit(&self, mut writes: Vec<Write>, events: Vec<Event>) -> Result<(), StoreError> {
+        let now = self.app.clock.now().timestamp_millis();
+        let mut envelopes = Vec::with_capacity(events.len());
+        for event in events {
+            if self
+                .store()
+                .get(&registration_key(self.client_id(), &event.method))
+                .await?
+                .is_some()
+            {
+                envelopes.push(Envelope::new(self.client_id(), event, now));
+            }
+        }
+        writes.extend(envelopes.iter().map(Envelope::outbox_write));
+        if !writes.is_empty() {
+            self.store().write(writes).await?;
+        }
+        self.committed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(envelopes);
+        Ok(())
+    }
+}

@@ -1,0 +1,157 @@
+//! The ports a process builds once (store, queue, clock, ID allocator, client cache, blob
+//! store) and the environment; every request context shares them.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::auth::{client_item, hash_key, load_client, ClientCache, ClientRecord};
+use crate::blobs::Blobs;
+use crate::clock::Clock;
+use crate::error::ApiError;
+use crate::ids::IdAllocator;
+use crate::queue::Queue;
+use crate::store::{Cond, Index, Query, SkRange, Store, StoreError, Val, Write, MAX_TRANSACTION_WRITES};
+use crate::webhooks::{Envelope, UrlPolicy, OUTBOX_PK};
+
+/// `sandbox` (the local API's default) or `production`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Environment {
+    Sandbox,
+    Production,
+}
+
+impl Environment {
+    pub fn name(self) -> &'static str {
+        match self {
+            Environment::Sandbox => "sandbox",
+            Environment::Production => "production",
+        }
+    }
+    pub fn url_policy(self) -> UrlPolicy {
+        match self {
+            Environment::Sandbox => UrlPolicy::Sandbox,
+            Environment::Production => UrlPolicy::Production,
+        }
+    }
+}
+
+/// The ports of one process, shared by its requests.
+pub struct Ports {
+    pub store: Arc<dyn Store>,
+    pub queue: Arc<dyn Queue>,
+    pub clock: Arc<dyn Clock>,
+    pub env: Environment,
+    pub ids: IdAllocator,
+    /// Client records, cached for at most 60 s (shared by the functions of one process).
+    pub clients: Arc<ClientCache>,
+    /// The build identifier reported by `/v3/status`.
+    pub version: &'static str,
+    /// Document bytes, for the functions that keep documents.
+    pub blobs: Option<Arc<dyn Blobs>>,
+}
+
+impl Ports {
+    pub fn new(store: Arc<dyn Store>, queue: Arc<dyn Queue>, clock: Arc<dyn Clock>, env: Environment) -> Self {
+        Ports {
+            store,
+            queue,
+            clock,
+            env,
+            ids: IdAllocator::new(20),
+            clients: Arc::new(ClientCache::new(Duration::from_secs(60))),
+            version: env!("CARGO_PKG_VERSION"),
+            blobs: None,
+        }
+    }
+
+    /// Hands committed events to the queue, then clears their outbox entries. An entry
+    /// left behind by a crash between the two is re-sent by the outbox sweep.
+    pub async fn dispatch(&self, envelopes: Vec<Envelope>) {
+        if envelopes.is_empty() {
+            return;
+        }
+        let bodies = envelopes.iter().map(Envelope::to_json).collect();
+        if let Err(e) = self.queue.send(bodies).await {
+            tracing::error!(error = %e, "webhooks left in the outbox: queue send failed");
+            return;
+        }
+        for chunk in envelopes.chunks(MAX_TRANSACTION_WRITES) {
+            let deletes = chunk
+                .iter()
+                .map(|e| Write::Delete {
+                    key: e.outbox_key(),
+                    cond: None,
+                })
+                .collect();
+            if let Err(e) = self.store.write(deletes).await {
+                tracing::warn!(error = %e, "outbox entries not cleared; the sweep will resend them");
+            }
+        }
+    }
+
+    /// Hands over outbox entries older than `age`: those a crash left between the commit and
+    /// the hand-over to the queue. Answers how many were re-sent.
+    pub async fn sweep_outbox(&self, age: Duration) -> Result<usize, StoreError> {
+        let cutoff = self.clock.now().timestamp_millis() - i64::try_from(age.as_millis()).unwrap_or(i64::MAX);
+        let mut q = Query::new(Index::Table, OUTBOX_PK);
+        q.sk = SkRange::Between(String::new(), format!("{cutoff:015}#~"));
+        q.limit = MAX_TRANSACTION_WRITES as u32;
+        let mut sent = 0;
+        loop {
+            let page = self.store.query(&q).await?;
+            let envelopes: Vec<Envelope> = page
+                .items
+                .iter()
+                .filter_map(|i| {
+                    i.get("d")
+                        .and_then(Val::as_str)
+                        .and_then(|d| serde_json::from_str(d).ok())
+                })
+                .collect();
+            sent += envelopes.len();
+            self.dispatch(envelopes).await;
+            match page.next {
+                Some(next) => q.start = Some(next),
+                None => return Ok(sent),
+            }
+        }
+    }
+
+    /// Writes a client record, new or replaced, and forgets this process's cached copy.
+    /// `false` when `cond` did not hold (nothing written).
+    pub async fn save_client(&self, rec: &ClientRecord, cond: Option<Cond>) -> Result<bool, ApiError> {
+        let put = Write::Put {
+            item: client_item(rec),
+            cond,
+        };
+        match self.store.write(vec![put]).await {
+            Ok(()) => {}
+            Err(StoreError::ConditionFailed { .. }) => return Ok(false),
+            Err(e) => return Err(e.into()),
+        }
+        self.clients.invalidate(&rec.id);
+        Ok(true)
+    }
+
+    /// Creates or refreshes the local API's sandbox client: every method and scope, and the
+    /// given key among its keys.
+    pub async fn ensure_dev_client(&self, id: &str, api_key: &str) -> Result<(), ApiError> {
+        let hash = hash_key(api_key).to_hex().to_string();
+        let rec = match load_client(self.store.as_ref(), id).await.ok().flatten() {
+            Some(rec) if rec.key_hashes.contains(&hash) => return Ok(()),
+            Some(mut rec) => {
+                rec.key_hashes.push(hash);
+                rec
+            }
+            None => ClientRecord::new(
+                id.to_owned(),
+                None,
+                hash,
+                vec!["*".into()],
+                vec!["*".into()],
+                Vec::new(),
+            ),
+        };
+        self.save_client(&rec, None).await.map(|_| ())
+    }
+}
