@@ -134,13 +134,14 @@ impl Ports {
     }
 
     /// Creates or refreshes the local API's sandbox client: every method and scope, and the
-    /// given key among its keys.
+    /// given key as its only key.
     pub async fn ensure_dev_client(&self, id: &str, api_key: &str) -> Result<(), ApiError> {
         let hash = hash_key(api_key).to_hex().to_string();
         let rec = match load_client(self.store.as_ref(), id).await.ok().flatten() {
             Some(rec) if rec.key_hashes.contains(&hash) => return Ok(()),
+            // A restart with another key revokes the old one.
             Some(mut rec) => {
-                rec.key_hashes.push(hash);
+                rec.key_hashes = vec![hash];
                 rec
             }
             None => ClientRecord::new(

@@ -14,6 +14,7 @@ mod offerings;
 mod parties_accounts;
 mod parties_ops;
 mod platform;
+mod probes;
 mod trade_documents;
 mod trades;
 mod webhooks;

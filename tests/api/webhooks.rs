@@ -157,8 +157,19 @@ both!(
     |t: TestApp| async move {
         let t = TestApp::with_env(t.backend, shared::Environment::Production).await;
         let mut hook = Listener::start(200).await;
-        t.register_webhook("createParty", &[&hook.url, &hook.url.replace("http://", "https://")])
-            .await;
+        let urls = [hook.url.clone(), hook.url.replace("http://", "https://")];
+        let path = format!("/operator/clients/{}/webhooks/createParty", t.client_id);
+        for url in &urls {
+            let r = t.operator(Method::PUT, &path, json!({ "urls": [url] })).await;
+            assert_eq!(r.status, 400, "refused at registration: {:?}", r.json);
+        }
+        // A registration made before that rule is still refused at delivery.
+        let mut item = shared::webhooks::registration_key(&t.client_id, "createParty").item();
+        item.insert("d".into(), shared::store::Val::S(serde_json::to_string(&urls).unwrap()));
+        t.store()
+            .write(vec![shared::store::Write::Put { item, cond: None }])
+            .await
+            .unwrap();
         create_party(&t).await;
         assert!(
             hook.next(3).await.is_none(),

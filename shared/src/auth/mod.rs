@@ -75,8 +75,10 @@ impl ClientRecord {
         self.parent.as_deref().unwrap_or(&self.id)
     }
 
+    /// Exactly the names the list gives: aliases that differ only in case are different
+    /// operations (`updateAccountArchivestatus`, `updateAccountArchiveStatus`).
     pub fn may_call(&self, method: &str) -> bool {
-        self.methods.iter().any(|m| m == "*" || m.eq_ignore_ascii_case(method))
+        self.methods.iter().any(|m| m == "*" || m == method)
     }
 
     pub fn ip_allowed(&self, ip: IpAddr) -> bool {
@@ -179,14 +181,20 @@ pub fn header_credentials(headers: &HeaderMap) -> Option<Option<Credentials>> {
     Some(parsed)
 }
 
-/// When a client record was read, and what it was (`None`: no such client).
-type CacheEntry = (Instant, Option<Arc<ClientRecord>>);
+/// When a client record was read, and what it was.
+type CacheEntry = (Instant, Arc<ClientRecord>);
+
+/// How many client IDs the cache remembers as unknown; past it, only those are forgotten.
+const MAX_UNKNOWN: usize = 10_000;
 
 /// Client records cached per instance for `ttl` (≤ 60 s), so authentication usually costs
 /// no store read. Operator changes made in this process invalidate the entry at once.
+/// Unknown IDs are remembered apart, in a bounded map, so that a caller sending random IDs
+/// can never evict a real client's entry.
 pub struct ClientCache {
     ttl: Duration,
     entries: RwLock<HashMap<String, CacheEntry>>,
+    unknown: RwLock<HashMap<String, Instant>>,
 }
 
 impl ClientCache {
@@ -194,11 +202,16 @@ impl ClientCache {
         ClientCache {
             ttl: ttl.min(Duration::from_secs(60)),
             entries: RwLock::default(),
+            unknown: RwLock::default(),
         }
     }
 
     pub fn invalidate(&self, client_id: &str) {
         self.entries
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(client_id);
+        self.unknown
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .remove(client_id);
@@ -208,21 +221,38 @@ impl ClientCache {
     pub async fn get(&self, store: &dyn Store, client_id: &str) -> Result<Option<Arc<ClientRecord>>, ApiError> {
         if let Some((at, rec)) = self.entries.read().unwrap_or_else(|e| e.into_inner()).get(client_id) {
             if at.elapsed() < self.ttl {
-                return Ok(rec.clone());
+                return Ok(Some(rec.clone()));
+            }
+        }
+        if let Some(at) = self.unknown.read().unwrap_or_else(|e| e.into_inner()).get(client_id) {
+            if at.elapsed() < self.ttl {
+                return Ok(None);
             }
         }
         let rec = load_client(store, client_id).await?.map(Arc::new);
-        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
-        if entries.len() > 10_000 {
-            entries.clear();
+        if let Some(rec) = &rec {
+            let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
+            entries.retain(|_, (at, _)| at.elapsed() < self.ttl);
+            entries.insert(client_id.to_owned(), (Instant::now(), rec.clone()));
+        } else {
+            let mut unknown = self.unknown.write().unwrap_or_else(|e| e.into_inner());
+            if unknown.len() >= MAX_UNKNOWN {
+                unknown.clear();
+            }
+            unknown.insert(client_id.to_owned(), Instant::now());
         }
-        entries.insert(client_id.to_owned(), (Instant::now(), rec.clone()));
         Ok(rec)
     }
 
-    /// Authenticates credentials: `103` unless the client exists and the key matches.
+    /// Authenticates credentials: `103` unless the client exists and the key matches. An ID
+    /// no client can have (empty, too long, or with control characters such as NUL) is `103`
+    /// without a store read.
     pub async fn authenticate(&self, store: &dyn Store, creds: &Credentials) -> Result<Arc<ClientRecord>, ApiError> {
-        match self.get(store, &creds.client_id).await? {
+        let id = &creds.client_id;
+        if id.is_empty() || id.len() > 256 || id.chars().any(char::is_control) {
+            return Err(ApiError::InvalidCredentials);
+        }
+        match self.get(store, id).await? {
             Some(c) if c.matches_key(&creds.api_key) => Ok(c),
             _ => Err(ApiError::InvalidCredentials),
         }

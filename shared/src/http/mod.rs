@@ -36,7 +36,7 @@ pub fn body_limit(headers: &HeaderMap) -> usize {
     let multipart = headers
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/"));
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
     if multipart {
         MULTIPART_LIMIT
     } else {
@@ -135,7 +135,13 @@ impl App {
         committed: Arc<Mutex<Vec<Envelope>>>,
     ) -> (Style, Result<Reply, ApiError>) {
         if req.method == Method::GET && (path == "/v3/ping" || path == "/v3/status") {
-            let result = self.authenticate(&req, None).await.map(|_| self.health(path));
+            // The allow-list applies here too: a blocked address learns nothing, not even
+            // whether a key is valid.
+            let result = match self.authenticate(&req, None).await {
+                Ok(client) if !client.ip_allowed(req.ip) => Err(ApiError::IpNotAllowed),
+                Ok(_) => Ok(self.health(path)),
+                Err(e) => Err(e),
+            };
             return (Style::Resource, result);
         }
         let Some(matched) = self.routes.find(&req.method, path) else {
@@ -306,12 +312,11 @@ impl App {
             Some(Some(c)) => c,
             Some(None) => return Err(ApiError::InvalidCredentials),
             None => {
+                // Part 1: a header or the body, never the URL's query string.
                 let from_body = body.and_then(|p| {
-                    let id = p.opt(&["clientID"]).ok().flatten()?;
-                    let key = p.opt(&["developerAPIKey"]).ok().flatten()?;
                     Some(Credentials {
-                        client_id: id,
-                        api_key: key,
+                        client_id: p.body_opt("clientID")?,
+                        api_key: p.body_opt("developerAPIKey")?,
                     })
                 });
                 from_body.ok_or(ApiError::InvalidCredentials)?

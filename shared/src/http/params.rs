@@ -22,6 +22,8 @@ pub struct Params {
     map: Map<String, Value>,
     query: Vec<(String, String)>,
     uploads: Vec<Upload>,
+    /// Names the body set (credentials count only from the body or a header, never the URL).
+    body_keys: Vec<String>,
 }
 
 /// Decodes `application/x-www-form-urlencoded` text strictly: a bad `%` escape or bytes that
@@ -89,11 +91,13 @@ impl Params {
             let Value::Object(obj) = v else {
                 return Err(ApiError::Malformed("the JSON body must be an object".into()));
             };
+            self.body_keys.extend(obj.keys().cloned());
             self.map.extend(obj);
         } else if ct.starts_with("multipart/form-data") {
             self.add_multipart(content_type.unwrap_or(""), body).await?;
         } else {
             for (k, v) in decode_form(&body).map_err(ApiError::Malformed)? {
+                self.body_keys.push(k.clone());
                 self.map.insert(k, Value::String(v));
             }
         }
@@ -122,6 +126,7 @@ impl Params {
                     let bytes = field.bytes().await.map_err(bad)?;
                     let text = String::from_utf8(bytes.to_vec())
                         .map_err(|_| ApiError::Malformed("multipart field is not valid UTF-8".into()))?;
+                    self.body_keys.push(name.clone());
                     self.map.insert(name, Value::String(text));
                 }
             }
@@ -153,19 +158,30 @@ impl Params {
         &self.map
     }
 
-    /// The first of `names` that is present, as text; `106` when it is an array or object.
+    /// The first of `names` that is present, as text; `106` when it is an array or object,
+    /// or holds a NUL character (no record, key or provider takes one).
     pub fn opt(&self, names: &[&str]) -> Result<Option<String>, ApiError> {
         for name in names {
             match self.map.get(*name) {
                 None | Some(Value::Null) => continue,
                 Some(v) => {
-                    return scalar_text(v)
-                        .map(Some)
-                        .ok_or_else(|| ApiError::invalid(name, "must be a single value"));
+                    let text = scalar_text(v).ok_or_else(|| ApiError::invalid(name, "must be a single value"))?;
+                    if text.contains('\0') {
+                        return Err(ApiError::invalid(name, "must not contain NUL characters"));
+                    }
+                    return Ok(Some(text));
                 }
             }
         }
         Ok(None)
+    }
+
+    /// Like [`Params::opt`], but only a value the body set (credentials).
+    pub fn body_opt(&self, name: &str) -> Option<String> {
+        if !self.body_keys.iter().any(|k| k == name) {
+            return None;
+        }
+        self.opt(&[name]).ok().flatten()
     }
 
     /// Like [`Params::opt`], empty string when absent.

@@ -1,9 +1,12 @@
 //! Delivery: one POST per registered URL, form-encoded, 2 s to connect and 5 s in all, one
 //! attempt, any 2xx accepted and the body not read.
 
-use std::net::IpAddr;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use tokio::sync::Semaphore;
 
 use crate::store::{Store, Val};
 
@@ -20,6 +23,16 @@ pub enum UrlPolicy {
 }
 
 impl UrlPolicy {
+    /// Whether `url` may receive webhooks under this policy (an operator registering it is
+    /// told why not).
+    pub async fn check(self, url: &str) -> Result<(), String> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
+        if parsed.host().is_none() {
+            return Err("no host".into());
+        }
+        self.resolve(&parsed).await.map(|_| ())
+    }
+
     /// Checks the URL's shape, then (production) every address its host resolves to; the
     /// request is pinned to the checked addresses so a second lookup cannot differ.
     async fn resolve(self, url: &reqwest::Url) -> Result<Vec<std::net::SocketAddr>, String> {
@@ -33,12 +46,18 @@ impl UrlPolicy {
         if self == UrlPolicy::Sandbox {
             return Ok(Vec::new());
         }
-        let host = url.host_str().ok_or("no host")?;
         let port = url.port_or_known_default().unwrap_or(443);
-        let addrs: Vec<_> = tokio::net::lookup_host((host, port))
-            .await
-            .map_err(|e| e.to_string())?
-            .collect();
+        let addrs: Vec<std::net::SocketAddr> = match url.host() {
+            // Literal addresses need no lookup (and `host_str` keeps an IPv6 literal's brackets).
+            Some(url::Host::Ipv4(ip)) => vec![(IpAddr::V4(ip), port).into()],
+            Some(url::Host::Ipv6(ip)) => vec![(IpAddr::V6(ip), port).into()],
+            Some(url::Host::Domain(host)) => tokio::net::lookup_host((host, port))
+                .await
+                .map_err(|e| e.to_string())?
+                .collect(),
+            None => return Err("no host".into()),
+        };
+        let host = url.host_str().unwrap_or_default();
         if addrs.is_empty() || addrs.iter().any(|a| !is_public(a.ip())) {
             return Err(format!("{host} resolves to a non-public address"));
         }
@@ -46,26 +65,84 @@ impl UrlPolicy {
     }
 }
 
-/// Whether an address is routable on the public internet.
+/// Whether an IPv4 address is routable on the public internet.
+fn is_public_v4(v4: Ipv4Addr) -> bool {
+    let [a, b, c, _] = v4.octets();
+    !(v4.is_private()
+        || v4.is_loopback()
+        || v4.is_link_local()
+        || v4.is_broadcast()
+        || v4.is_documentation()
+        || v4.is_unspecified()
+        || v4.is_multicast()
+        || a == 0
+        // Carrier-grade NAT, 100.64.0.0/10.
+        || (a == 100 && (64..128).contains(&b))
+        // IETF protocol assignments, 192.0.0.0/24; the 6to4 relay anycast, 192.88.99.0/24.
+        || (a == 192 && b == 0 && c == 0)
+        || (a == 192 && b == 88 && c == 99)
+        // Benchmarking, 198.18.0.0/15.
+        || (a == 198 && (b & 0xfe) == 18)
+        // Reserved, 240.0.0.0/4.
+        || a >= 240)
+}
+
+/// Whether an address is routable on the public internet. IPv6 forms that carry an IPv4
+/// address (mapped, compatible, NAT64, 6to4) are judged by that address.
 pub fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            !(v4.is_private()
-                || v4.is_loopback()
-                || v4.is_link_local()
-                || v4.is_broadcast()
-                || v4.is_documentation()
-                || v4.is_unspecified()
-                || v4.octets()[0] == 0
-                || (v4.octets()[0] == 100 && (64..128).contains(&v4.octets()[1])))
+    let v6 = match ip {
+        IpAddr::V4(v4) => return is_public_v4(v4),
+        IpAddr::V6(v6) => v6,
+    };
+    let seg = v6.segments();
+    let o = v6.octets();
+    let embedded = |at: usize| Ipv4Addr::new(o[at], o[at + 1], o[at + 2], o[at + 3]);
+    if let Some(v4) = v6.to_ipv4_mapped() {
+        return is_public_v4(v4);
+    }
+    // IPv4-compatible (::a.b.c.d, deprecated) and the loopback and unspecified addresses.
+    if seg[..6].iter().all(|s| *s == 0) {
+        return !(v6.is_loopback() || v6.is_unspecified()) && is_public_v4(embedded(12));
+    }
+    // NAT64, 64:ff9b::/96 and the local-use 64:ff9b:1::/48.
+    if seg[0] == 0x64 && seg[1] == 0xff9b {
+        return seg[2] == 0 && is_public_v4(embedded(12));
+    }
+    // 6to4, 2002::/16: the IPv4 address is bits 16-47.
+    if seg[0] == 0x2002 {
+        return is_public_v4(embedded(2));
+    }
+    !(v6.is_multicast()
+        // Unique local fc00::/7, link-local fe80::/10.
+        || (seg[0] & 0xfe00) == 0xfc00
+        || (seg[0] & 0xffc0) == 0xfe80
+        // Documentation 2001:db8::/32, Teredo 2001::/32, discard-only 100::/64.
+        || (seg[0] == 0x2001 && (seg[1] == 0x0db8 || seg[1] == 0))
+        || (seg[0] == 0x0100 && seg[1..4].iter().all(|s| *s == 0)))
+}
+
+/// Most webhook POSTs in flight at once, in all and to one host: slow receivers hold
+/// connections for up to 5 s each, and must not exhaust file descriptors or starve others.
+const MAX_IN_FLIGHT: usize = 64;
+const MAX_PER_HOST: usize = 8;
+
+/// The bounds of concurrent deliveries, shared by a deliverer's clones.
+struct Limits {
+    all: Semaphore,
+    hosts: Mutex<HashMap<String, Arc<Semaphore>>>,
+}
+
+impl Limits {
+    fn host(&self, host: &str) -> Arc<Semaphore> {
+        let mut hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
+        if hosts.len() >= 4 * MAX_IN_FLIGHT {
+            // Forget the hosts nobody is sending to.
+            hosts.retain(|_, s| s.available_permits() < MAX_PER_HOST);
         }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_public(IpAddr::V4(v4));
-            }
-            let seg = v6.segments()[0];
-            !(v6.is_loopback() || v6.is_unspecified() || (seg & 0xfe00) == 0xfc00 || (seg & 0xffc0) == 0xfe80)
-        }
+        hosts
+            .entry(host.to_owned())
+            .or_insert_with(|| Arc::new(Semaphore::new(MAX_PER_HOST)))
+            .clone()
     }
 }
 
@@ -75,6 +152,7 @@ pub struct Deliverer {
     store: Arc<dyn Store>,
     policy: UrlPolicy,
     client: reqwest::Client,
+    limits: Arc<Limits>,
 }
 
 impl Deliverer {
@@ -83,6 +161,10 @@ impl Deliverer {
             store,
             policy,
             client: build_client(&[]).unwrap_or_default(),
+            limits: Arc::new(Limits {
+                all: Semaphore::new(MAX_IN_FLIGHT),
+                hosts: Mutex::default(),
+            }),
         }
     }
 
@@ -128,6 +210,9 @@ impl Deliverer {
 
     async fn post(&self, url: &str, tokens: &[String], body: String) -> Result<u16, String> {
         let parsed = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
+        let host = self.limits.host(parsed.host_str().unwrap_or_default());
+        let _host = host.acquire().await.map_err(|e| e.to_string())?;
+        let _all = self.limits.all.acquire().await.map_err(|e| e.to_string())?;
         let pinned = self.policy.resolve(&parsed).await?;
         let client = if pinned.is_empty() {
             self.client.clone()
@@ -174,9 +259,47 @@ fn json_list(v: Option<&Val>) -> Vec<String> {
 mod tests {
     use super::*;
 
+    #[tokio::test]
+    async fn deliveries_to_one_host_are_bounded() {
+        let d = Deliverer::new(
+            Arc::new(crate::store::embedded::EmbeddedStore::in_memory()),
+            UrlPolicy::Sandbox,
+        );
+        let host = d.limits.host("slow.example");
+        let held: Vec<_> = (0..MAX_PER_HOST)
+            .map(|_| host.try_acquire().expect("a permit"))
+            .collect();
+        assert!(host.try_acquire().is_err(), "a ninth POST to one host waits");
+        assert!(
+            d.limits.host("other.example").try_acquire().is_ok(),
+            "other hosts do not"
+        );
+        drop(held);
+        assert_eq!(d.limits.host("slow.example").available_permits(), MAX_PER_HOST);
+    }
+
     #[test]
     fn only_public_addresses_are_public() {
         for private in [
+            "198.18.0.1",
+            "198.19.255.255",
+            "224.0.0.1",
+            "239.1.2.3",
+            "240.0.0.1",
+            "255.255.255.255",
+            "192.0.0.8",
+            "192.88.99.1",
+            "64:ff9b::10.0.0.1",
+            "64:ff9b::127.0.0.1",
+            "64:ff9b:1::1",
+            "2002:0a00:0001::1",
+            "2002:7f00:0001::1",
+            "::10.0.0.1",
+            "::127.0.0.1",
+            "ff02::1",
+            "2001:db8::1",
+            "2001::1",
+            "100::1",
             "127.0.0.1",
             "10.1.2.3",
             "172.16.0.1",
@@ -191,7 +314,14 @@ mod tests {
         ] {
             assert!(!is_public(private.parse().unwrap()), "{private}");
         }
-        for public in ["93.184.216.34", "8.8.8.8", "2606:4700::1111"] {
+        for public in [
+            "93.184.216.34",
+            "8.8.8.8",
+            "2606:4700::1111",
+            "64:ff9b::8.8.8.8",
+            "2002:0808:0808::1",
+            "198.20.0.1",
+        ] {
             assert!(is_public(public.parse().unwrap()), "{public}");
         }
     }
@@ -215,6 +345,17 @@ mod tests {
             .resolve(&url("https://[::1]:8443/h"))
             .await
             .is_err());
+        assert!(UrlPolicy::Production
+            .resolve(&url("https://[fd00::1]/h"))
+            .await
+            .is_err());
+        // An IPv6 literal is judged by its address, not looked up with its brackets.
+        let pinned = UrlPolicy::Production
+            .resolve(&url("https://[2606:4700::1111]:8443/h"))
+            .await
+            .expect("a public IPv6 literal");
+        assert_eq!(pinned, vec!["[2606:4700::1111]:8443".parse().unwrap()]);
+        assert!(UrlPolicy::Production.check("http://8.8.8.8/h").await.is_err());
         assert!(UrlPolicy::Sandbox.resolve(&url("http://127.0.0.1:9/h")).await.is_ok());
         assert!(UrlPolicy::Sandbox.resolve(&url("ftp://127.0.0.1/h")).await.is_err());
     }

@@ -152,6 +152,7 @@ pub async fn deliver_message(deliverer: &Deliverer, body: &str) -> Result<(), De
 /// The in-process deliverer of the local API: takes messages off the queue as they come and
 /// delivers each concurrently.
 pub async fn run_worker(queue: std::sync::Arc<dyn crate::queue::Queue>, deliverer: Deliverer) {
+    let in_hand = std::sync::Arc::new(tokio::sync::Semaphore::new(256));
     loop {
         let msgs = match queue.receive(10, std::time::Duration::from_secs(20)).await {
             Ok(msgs) => msgs,
@@ -162,8 +163,14 @@ pub async fn run_worker(queue: std::sync::Arc<dyn crate::queue::Queue>, delivere
             }
         };
         for m in msgs {
+            // Receiving stops while this many messages are in hand: slow receivers slow
+            // the worker down instead of piling up tasks.
+            let Ok(permit) = in_hand.clone().acquire_owned().await else {
+                return;
+            };
             let (queue, deliverer) = (queue.clone(), deliverer.clone());
             tokio::spawn(async move {
+                let _permit = permit;
                 match deliver_message(&deliverer, &m.body).await {
                     Ok(()) => {}
                     // The in-process queue has no dead-letter queue: log it and let it go.
