@@ -12,11 +12,11 @@
 
 use serde_json::{Map, Value};
 use shared::documents::{self, Document, Owner, INVESTOR_FILES};
-use shared::store::{CmpOp, Cond, Index, Query, SkRange, StoreError, Val};
+use shared::store::{CmpOp, Cond, Index, Query, SkRange, Val, Write};
 use shared::webhooks::Event;
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, ids_event, record_event, trade_id, trade_of, ATTEMPTS};
+use crate::support::{ids_event, record_event, trade_id, trade_of};
 
 /// The answer of an upload (OBSERVED-MORE: uploadTradeDocument).
 pub const UPLOADED: &str = "Document has been uploaded Successfully";
@@ -142,9 +142,12 @@ pub async fn upload(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     }
     let (docs, writes) = documents::store_with(&ctx, owner(&trade.id), files, &extra).await?;
     let event = Event::new("uploadTradeDocument").field("tradeId", trade.id.clone());
-    if let Err(e) = ctx.commit(writes, vec![event]).await {
+    let committed = ctx
+        .transact(async move |_, _| Ok(Plan::new(writes.clone(), ()).event(event.clone())))
+        .await;
+    if let Err(e) = committed {
         documents::discard(&ctx, &docs).await;
-        return Err(e.into());
+        return Err(e);
     }
     Ok(Reply::ok().with_value("document_details", Value::from(UPLOADED)))
 }
@@ -155,23 +158,27 @@ pub async fn upload(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `getTradeDocument`: `tradeId`, `documentIds` (comma separated).
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let trade = trade_of(&ctx, &id).await?.rec;
-    let docs: Vec<Document> = documents::list(&ctx, owner(&trade.id))
-        .await?
-        .into_iter()
-        .filter(is_live)
-        .collect();
-    let mut out = Vec::with_capacity(docs.len());
-    for d in &docs {
-        out.push(Value::Object(view(&ctx, d).await?));
-    }
-    let event = ids_event(
-        "getTradeDocument",
-        Some(("tradeId", &trade.id)),
-        "documentIds",
-        docs.iter().map(|d| d.id.clone()),
-    );
-    ctx.commit(Vec::new(), vec![event]).await?;
+    let out = ctx
+        .transact(async move |ctx, _| {
+            let trade = trade_of(&ctx, &id).await?.rec;
+            let docs: Vec<Document> = documents::list(&ctx, owner(&trade.id))
+                .await?
+                .into_iter()
+                .filter(is_live)
+                .collect();
+            let mut out = Vec::with_capacity(docs.len());
+            for d in &docs {
+                out.push(Value::Object(view(&ctx, d).await?));
+            }
+            let event = ids_event(
+                "getTradeDocument",
+                Some(("tradeId", &trade.id)),
+                "documentIds",
+                docs.iter().map(|d| d.id.clone()),
+            );
+            Ok(Plan::answer(out).event(event))
+        })
+        .await?;
     Ok(Reply::ok().with_value("document_details", Value::Array(out)))
 }
 
@@ -222,16 +229,11 @@ impl Named {
     }
 }
 
-/// Writes `after` in place of the record read as `before` (conditioned on it being
-/// unchanged) with `events`: `Ok(false)` when a concurrent change got there first.
-async fn replace(ctx: &Ctx, before: &Raw, after: &Document, events: Vec<Event>) -> Result<bool, ApiError> {
+/// The write of `after` in place of the record read as `before`, conditioned on it being
+/// unchanged (a concurrent change makes the operation read again).
+fn replace(ctx: &Ctx, before: &Raw, after: &Document) -> Result<Write, ApiError> {
     let cond = Cond::Cmp("d".into(), CmpOp::Eq, Val::S(before.json.clone()));
-    let write = after.write(ctx.client_id(), owner(&after.owner), Some(cond))?;
-    match ctx.commit(vec![write], events).await {
-        Ok(()) => Ok(true),
-        Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => Ok(false),
-        Err(e) => Err(e.into()),
-    }
+    after.write(ctx.client_id(), owner(&after.owner), Some(cond))
 }
 
 /// `POST /v3/updateTradeDocArchivestatus`: `tradeId`, `documentFileReferenceCode` and
@@ -243,28 +245,30 @@ pub async fn update_archive_status(ctx: Ctx, p: Params) -> Result<Reply, ApiErro
     let id = trade_id(&p)?;
     let named = Named::parse(&p, true)?;
     let archived = match p.req(&["archiveStatus"])?.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" => "1",
-        "0" | "false" => "0",
+        "1" | "true" => true,
+        "0" | "false" => false,
         _ => return Err(ApiError::invalid("archiveStatus", "must be 1 (archived) or 0 (active)")),
     };
     let trade = trade_of(&ctx, &id).await?.rec;
-    for _ in 0..ATTEMPTS {
-        let before = named.find(&ctx, &trade.id).await?;
-        let mut after = before.doc.clone();
-        after.extra.insert(ARCHIVE.into(), Value::from(archived));
-        let rec = record(&after);
-        let event = record_event("updateTradeDocArchivestatus", &rec);
-        let done = if after == before.doc {
-            ctx.commit(Vec::new(), vec![event]).await?;
-            true
-        } else {
-            replace(&ctx, &before, &after, vec![event]).await?
-        };
-        if done {
-            return Ok(Reply::ok().with_value("document_details", Value::Array(vec![Value::Object(rec)])));
-        }
-    }
-    Err(busy())
+    let rec = ctx
+        .transact(async move |ctx, _| {
+            let before = named.find(&ctx, &trade.id).await?;
+            let mut after = before.doc.clone();
+            after
+                .extra
+                .insert(ARCHIVE.into(), Value::from(if archived { "1" } else { "0" }));
+            let rec = record(&after);
+            let event = record_event("updateTradeDocArchivestatus", &rec);
+            // Unchanged: nothing to write, the webhook still fires.
+            let writes = if after == before.doc {
+                Vec::new()
+            } else {
+                vec![replace(&ctx, &before, &after)?]
+            };
+            Ok(Plan::new(writes, rec).event(event))
+        })
+        .await?;
+    Ok(Reply::ok().with_value("document_details", Value::Array(vec![Value::Object(rec)])))
 }
 
 /// `POST /v3/deleteTradeDocument` (designed): `tradeId` and the document, by `documentId`
@@ -277,17 +281,17 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
     let named = Named::parse(&p, false)?;
     let trade = trade_of(&ctx, &id).await?.rec;
-    for _ in 0..ATTEMPTS {
-        let before = named.find(&ctx, &trade.id).await?;
-        let mut after = before.doc.clone();
-        after.extra.insert(VIRTUAL.into(), Value::from(GONE));
-        let event = record_event("deleteTradeDocument", &record(&after));
-        if replace(&ctx, &before, &after, vec![event]).await? {
-            documents::discard(&ctx, std::slice::from_ref(&after)).await;
-            return Ok(Reply::ok().with_value("document_details", Value::from(DELETED)));
-        }
-    }
-    Err(busy())
+    let after = ctx
+        .transact(async move |ctx, _| {
+            let before = named.find(&ctx, &trade.id).await?;
+            let mut after = before.doc.clone();
+            after.extra.insert(VIRTUAL.into(), Value::from(GONE));
+            let event = record_event("deleteTradeDocument", &record(&after));
+            Ok(Plan::new(vec![replace(&ctx, &before, &after)?], after).event(event))
+        })
+        .await?;
+    documents::discard(&ctx, std::slice::from_ref(&after)).await;
+    Ok(Reply::ok().with_value("document_details", Value::from(DELETED)))
 }
 
 /// The trade document routes.

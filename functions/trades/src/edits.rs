@@ -5,16 +5,15 @@ use rust_decimal::Decimal;
 use serde_json::{Map, Value};
 use shared::model::offering::{self, six_decimals, Offering};
 use shared::model::trade::{
-    self, ach_pending, json_number, no_pending_ach, normalize_transaction_type, total_amount, wrong_status, Trade,
-    TradeStatus,
+    self, json_number, normalize_transaction_type, total_amount, wrong_status, Trade, TradeStatus,
 };
 use shared::model::validate;
 use shared::records::Stored;
 use shared::webhooks::Event;
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use crate::support::{
-    account_trade, busy, commit, existing_account, opt_date, record_event, trade_id, trade_of, units, yes_no, ATTEMPTS,
+    account_trade, existing_account, guard_ach, opt_date, record_event, trade_id, trade_of, units, yes_no,
 };
 
 /// The trade fields updateTrade (and updateTradeStatus) may set, as parameters.
@@ -119,51 +118,51 @@ pub async fn edit(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
     let shares = units(&p, "shares")?;
     let close_id = p.opt(&["closeId"])?;
-    let client = ctx.client_id();
-    for attempt in 0..ATTEMPTS {
-        let a = existing_account(&ctx, &account).await?;
-        let o = offering::live(ctx.store(), client, &offering_id).await?.rec;
-        let stored = trade_of(&ctx, &id).await?;
-        if stored.rec.account_id != a.rec.id || stored.rec.offering_id != o.id {
-            return Err(trade::no_trade());
-        }
-        let status = stored.rec.holding().status;
-        if !matches!(status, TradeStatus::Created | TradeStatus::Funded) {
-            return Err(wrong_status(format!(
-                "Trade status should be in CREATED or FUNDED (it is {})",
-                stored.rec.status
-            )));
-        }
-        let delta = check_units(&o, &stored.rec, "shares", shares)?;
-        let mut after = stored.rec.clone();
-        after.units = shares;
-        after.total_amount = total_amount(after.unit_price, shares, after.fees)
-            .ok_or_else(|| ApiError::invalid("shares", "the amount is out of range"))?;
-        if let Some(c) = &close_id {
-            after.close_id.clone_from(c);
-        }
-        stamp(&ctx, &mut after);
-        let remaining = o.remaining_shares - delta;
-        let event = Event::new("editTrade")
-            .field("tradeId", after.id.clone())
-            .field("shares", shares.to_string())
-            .field("sharePrice", six_decimals(after.share_value()))
-            .field("totalShares", o.total_shares.to_string())
-            .field("remainingShares", remaining.to_string())
-            .field_if_set("closeId", &after.close_id);
-        let writes = trade::replace(client, &stored, &after)?;
-        if commit(&ctx, writes, Vec::new(), vec![event], attempt).await? {
-            let mut m = Map::new();
-            m.insert("tradeId".into(), after.id.clone().into());
-            m.insert("shares".into(), shares.to_string().into());
-            m.insert("sharePrice".into(), json_number(after.share_value()));
-            m.insert("totalShares".into(), o.total_shares.to_string().into());
-            m.insert("remainingShares".into(), remaining.to_string().into());
-            m.insert("closeId".into(), after.close_id.clone().into());
-            return Ok(Reply::ok().with_value("TradeFinancialDetails", Value::Object(m)));
-        }
-    }
-    Err(busy())
+    let (after, total, remaining) = ctx
+        .transact(async move |ctx, _| {
+            let client = ctx.client_id();
+            let a = existing_account(&ctx, &account).await?;
+            let o = offering::live(ctx.store(), client, &offering_id).await?.rec;
+            let stored = trade_of(&ctx, &id).await?;
+            if stored.rec.account_id != a.rec.id || stored.rec.offering_id != o.id {
+                return Err(trade::no_trade());
+            }
+            let status = stored.rec.holding().status;
+            if !matches!(status, TradeStatus::Created | TradeStatus::Funded) {
+                return Err(wrong_status(format!(
+                    "Trade status should be in CREATED or FUNDED (it is {})",
+                    stored.rec.status
+                )));
+            }
+            let delta = check_units(&o, &stored.rec, "shares", shares)?;
+            let mut after = stored.rec.clone();
+            after.units = shares;
+            after.total_amount = total_amount(after.unit_price, shares, after.fees)
+                .ok_or_else(|| ApiError::invalid("shares", "the amount is out of range"))?;
+            if let Some(c) = &close_id {
+                after.close_id.clone_from(c);
+            }
+            stamp(&ctx, &mut after);
+            let remaining = o.remaining_shares - delta;
+            let event = Event::new("editTrade")
+                .field("tradeId", after.id.clone())
+                .field("shares", shares.to_string())
+                .field("sharePrice", six_decimals(after.share_value()))
+                .field("totalShares", o.total_shares.to_string())
+                .field("remainingShares", remaining.to_string())
+                .field_if_set("closeId", &after.close_id);
+            let writes = trade::replace(client, &stored, &after)?;
+            Ok(Plan::new(writes, (after, o.total_shares, remaining)).event(event))
+        })
+        .await?;
+    let mut m = Map::new();
+    m.insert("tradeId".into(), after.id.clone().into());
+    m.insert("shares".into(), shares.to_string().into());
+    m.insert("sharePrice".into(), json_number(after.share_value()));
+    m.insert("totalShares".into(), total.to_string().into());
+    m.insert("remainingShares".into(), remaining.to_string().into());
+    m.insert("closeId".into(), after.close_id.clone().into());
+    Ok(Reply::ok().with_value("TradeFinancialDetails", Value::Object(m)))
 }
 
 /// The offering of a trade, deleted ones included (`138` if it is gone entirely).
@@ -189,40 +188,38 @@ pub async fn edit_units(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     if unit_price <= Decimal::ZERO {
         return Err(ApiError::invalid("unitPrice", "must be greater than zero"));
     }
-    let client = ctx.client_id();
-    for attempt in 0..ATTEMPTS {
-        let stored = account_trade(&ctx, &account, &id).await?;
-        if stored.rec.holding().status != TradeStatus::Created {
-            return Err(wrong_status(format!(
-                "Trade status should be in CREATED (it is {})",
-                stored.rec.status
-            )));
-        }
-        let o = offering_of(&ctx, &stored.rec).await?;
-        check_units(&o, &stored.rec, "totalShares", total_shares)?;
-        let mut after = stored.rec.clone();
-        after.units = total_shares;
-        after.unit_price = unit_price;
-        after.total_amount = total_amount(unit_price, total_shares, after.fees)
-            .ok_or_else(|| ApiError::invalid("totalShares", "the amount is out of range"))?;
-        stamp(&ctx, &mut after);
-        let share_price = after.share_value();
-        let event = Event::new("editTradeUnits")
-            .field("tradeId", after.id.clone())
-            .field("sharePrice", six_decimals(share_price))
-            .field("unitPrice", six_decimals(unit_price))
-            .field("totalShares", total_shares.to_string());
-        let writes = trade::replace(client, &stored, &after)?;
-        if commit(&ctx, writes, Vec::new(), vec![event], attempt).await? {
-            let mut m = Map::new();
-            m.insert("tradeId".into(), after.id.clone().into());
-            m.insert("sharePrice".into(), json_number(share_price));
-            m.insert("unitPrice".into(), six_decimals(unit_price).into());
-            m.insert("totalShares".into(), total_shares.to_string().into());
-            return Ok(Reply::ok().with_value("TradeFinancialDetails", Value::Object(m)));
-        }
-    }
-    Err(busy())
+    let after = ctx
+        .transact(async move |ctx, _| {
+            let stored = account_trade(&ctx, &account, &id).await?;
+            if stored.rec.holding().status != TradeStatus::Created {
+                return Err(wrong_status(format!(
+                    "Trade status should be in CREATED (it is {})",
+                    stored.rec.status
+                )));
+            }
+            let o = offering_of(&ctx, &stored.rec).await?;
+            check_units(&o, &stored.rec, "totalShares", total_shares)?;
+            let mut after = stored.rec.clone();
+            after.units = total_shares;
+            after.unit_price = unit_price;
+            after.total_amount = total_amount(unit_price, total_shares, after.fees)
+                .ok_or_else(|| ApiError::invalid("totalShares", "the amount is out of range"))?;
+            stamp(&ctx, &mut after);
+            let event = Event::new("editTradeUnits")
+                .field("tradeId", after.id.clone())
+                .field("sharePrice", six_decimals(after.share_value()))
+                .field("unitPrice", six_decimals(unit_price))
+                .field("totalShares", total_shares.to_string());
+            let writes = trade::replace(ctx.client_id(), &stored, &after)?;
+            Ok(Plan::new(writes, after).event(event))
+        })
+        .await?;
+    let mut m = Map::new();
+    m.insert("tradeId".into(), after.id.clone().into());
+    m.insert("sharePrice".into(), json_number(after.share_value()));
+    m.insert("unitPrice".into(), six_decimals(unit_price).into());
+    m.insert("totalShares".into(), total_shares.to_string().into());
+    Ok(Reply::ok().with_value("TradeFinancialDetails", Value::Object(m)))
 }
 
 /// The trade `id`, of `account` when given (`148` / `188` as [`account_trade`]).
@@ -233,28 +230,25 @@ async fn load(ctx: &Ctx, account: Option<&str>, id: &str) -> Result<Stored<Trade
     }
 }
 
-/// Applies `change` to the trade `id` (of `account` when given) and commits it with
-/// `checks(after)` and `events(after)`, reading again after a concurrent change. `change`
-/// answers the rule the trade breaks.
+/// Applies `change` to the trade `id` (of `account` when given) and commits it with what
+/// `finish` adds to the plan (checks, webhooks), reading again after a concurrent change.
+/// `change` answers the rule the trade breaks.
 async fn simple_change(
     ctx: &Ctx,
-    account: Option<&str>,
-    id: &str,
-    change: impl Fn(&mut Trade) -> Result<(), ApiError>,
-    checks: impl Fn(&Trade) -> Vec<(shared::store::Write, ApiError)>,
-    events: impl Fn(&Trade) -> Vec<Event>,
+    account: Option<String>,
+    id: String,
+    change: impl Fn(&mut Trade) -> Result<(), ApiError> + Send,
+    finish: impl Fn(Plan<Trade>, &Trade) -> Plan<Trade> + Send,
 ) -> Result<Trade, ApiError> {
-    for attempt in 0..ATTEMPTS {
-        let stored = load(ctx, account, id).await?;
+    ctx.transact(async move |ctx, _| {
+        let stored = load(&ctx, account.as_deref(), &id).await?;
         let mut after = stored.rec.clone();
         change(&mut after)?;
-        stamp(ctx, &mut after);
+        stamp(&ctx, &mut after);
         let writes = trade::replace(ctx.client_id(), &stored, &after)?;
-        if commit(ctx, writes, checks(&after), events(&after), attempt).await? {
-            return Ok(after);
-        }
-    }
-    Err(busy())
+        Ok(finish(Plan::new(writes, after.clone()), &after))
+    })
+    .await
 }
 
 /// `POST /v3/updateTrade` (named only in part 1's webhook table; designed): `accountId` and
@@ -269,17 +263,16 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let fields = TradeFields::parse(&p)?;
     let after = simple_change(
         &ctx,
-        Some(&account),
-        &id,
-        |t| {
+        Some(account),
+        id,
+        move |t| {
             if t.deleted {
                 return Err(wrong_status("The trade was deleted"));
             }
             fields.apply(t);
             Ok(())
         },
-        |_| Vec::new(),
-        |t| vec![t.update_event("updateTrade")],
+        |plan, t| plan.event(t.update_event("updateTrade")),
     )
     .await?;
     Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(after.details())])))
@@ -297,12 +290,12 @@ pub async fn update_transaction_type(ctx: Ctx, p: Params) -> Result<Reply, ApiEr
     if tt.is_empty() {
         return Err(ApiError::missing("transactionType"));
     }
-    let client = ctx.client_id();
+    let client = ctx.client_id().to_owned();
     let after = simple_change(
         &ctx,
         None,
-        &id,
-        |t| {
+        id,
+        move |t| {
             if t.holding().status != TradeStatus::Created {
                 return Err(wrong_status(format!(
                     "Trade status should be in CREATED (it is {})",
@@ -312,11 +305,12 @@ pub async fn update_transaction_type(ctx: Ctx, p: Params) -> Result<Reply, ApiEr
             t.transaction_type.clone_from(&tt);
             Ok(())
         },
-        |t| vec![(no_pending_ach(client, &t.id), ach_pending())],
-        |t| {
-            vec![Event::new("updateTradeTransactionType")
-                .field("tradeId", t.id.clone())
-                .field("transactionType", t.transaction_type.clone())]
+        move |plan, t| {
+            guard_ach(plan, &client, &t.id, true).event(
+                Event::new("updateTradeTransactionType")
+                    .field("tradeId", t.id.clone())
+                    .field("transactionType", t.transaction_type.clone()),
+            )
         },
     )
     .await?;
@@ -335,28 +329,41 @@ pub async fn update_archive_status(ctx: Ctx, p: Params) -> Result<Reply, ApiErro
         "0" | "false" => false,
         _ => return Err(ApiError::invalid("archiveStatus", "must be 1 (archived) or 0 (active)")),
     };
-    let record = |t: &Trade| {
-        let mut m = Map::new();
-        m.insert("tradeId".into(), t.id.clone().into());
-        m.insert("partyId".into(), t.party_id.clone().into());
-        m.insert("offeringId".into(), t.offering_id.clone().into());
-        m.insert("orderStatus".into(), t.status.clone().into());
-        m.insert("archiveStatus".into(), t.archived_status().into());
-        m
-    };
     let after = simple_change(
         &ctx,
         None,
-        &id,
-        |t| {
+        id,
+        move |t| {
             t.archived = archived;
             Ok(())
         },
-        |_| Vec::new(),
-        |t| vec![record_event("updateTradeArchivestatus", &record(t))],
+        |plan, t| plan.event(record_event("updateTradeArchivestatus", &archive_record(t))),
     )
     .await?;
-    Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(record(&after))])))
+    Ok(Reply::ok().with_value(
+        "tradeDetails",
+        Value::Array(vec![Value::Object(archive_record(&after))]),
+    ))
+}
+
+fn archive_record(t: &Trade) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("tradeId".into(), t.id.clone().into());
+    m.insert("partyId".into(), t.party_id.clone().into());
+    m.insert("offeringId".into(), t.offering_id.clone().into());
+    m.insert("orderStatus".into(), t.status.clone().into());
+    m.insert("archiveStatus".into(), t.archived_status().into());
+    m
+}
+
+fn eligible_record(t: &Trade) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("tradeId".into(), t.id.clone().into());
+    m.insert("accountId".into(), t.account_id.clone().into());
+    m.insert("offeringId".into(), t.offering_id.clone().into());
+    m.insert("orderStatus".into(), t.status.clone().into());
+    m.insert("eligibleToClose".into(), t.eligible_to_close.clone().into());
+    m
 }
 
 /// `POST /v3/updateEligibleToCloseStatus` (named only in part 1; designed): `tradeId` and
@@ -366,35 +373,28 @@ pub async fn update_archive_status(ctx: Ctx, p: Params) -> Result<Reply, ApiErro
 /// eligibleToClose}]` and fires the same fields.
 pub async fn update_eligible_to_close(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let eligible = yes_no(&p, "eligibleToClose")?;
-    let record = |t: &Trade| {
-        let mut m = Map::new();
-        m.insert("tradeId".into(), t.id.clone().into());
-        m.insert("accountId".into(), t.account_id.clone().into());
-        m.insert("offeringId".into(), t.offering_id.clone().into());
-        m.insert("orderStatus".into(), t.status.clone().into());
-        m.insert("eligibleToClose".into(), t.eligible_to_close.clone().into());
-        m
-    };
+    let eligible = yes_no(&p, "eligibleToClose")?.to_owned();
     let after = simple_change(
         &ctx,
         None,
-        &id,
-        |t| {
+        id,
+        move |t| {
             if eligible == "yes" && t.holding().status.is_terminal() {
                 return Err(wrong_status(format!(
                     "A trade in status {} cannot be eligible to close",
                     t.status
                 )));
             }
-            t.eligible_to_close = eligible.to_owned();
+            t.eligible_to_close.clone_from(&eligible);
             Ok(())
         },
-        |_| Vec::new(),
-        |t| vec![record_event("updateEligibleToCloseStatus", &record(t))],
+        |plan, t| plan.event(record_event("updateEligibleToCloseStatus", &eligible_record(t))),
     )
     .await?;
-    Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(record(&after))])))
+    Ok(Reply::ok().with_value(
+        "tradeDetails",
+        Value::Array(vec![Value::Object(eligible_record(&after))]),
+    ))
 }
 
 /// The edit routes.

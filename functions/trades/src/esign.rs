@@ -24,9 +24,9 @@ use shared::model::Party;
 use shared::providers::esign::{ESignError, ESignProvider, EnvelopeRequest, Signer, Template};
 use shared::records::{self, Stored};
 use shared::webhooks::Event;
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, commit, existing_account, ids_event, primary, record_event, trade_id, trade_of, ATTEMPTS};
+use crate::support::{existing_account, ids_event, primary, record_event, trade_id, trade_of};
 
 /// Most templates one sending carries: its envelopes and document records, the retired
 /// sending's voids, the trade and the webhooks are one transaction (at most 100 writes).
@@ -163,18 +163,19 @@ async fn retire(
 /// documents of the trade's current sending after the call.
 async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<SignDoc>, ApiError> {
     let target = Target::parse(p)?;
-    let client = ctx.client_id();
-    let provider = esign::provider(ctx);
-    for attempt in 0..ATTEMPTS {
-        let stored = target.load(ctx).await?;
+    // Owned: a captured reference would keep the handler's future from being `Send`.
+    let method = method.to_owned();
+    ctx.transact(async move |ctx, _| {
+        let client = ctx.client_id();
+        let provider = esign::provider(&ctx);
+        let stored = target.load(&ctx).await?;
         let docs = trade_esign::of_trade(ctx.store(), client, &stored.rec.id).await?;
         let current: Vec<&StoredSignDoc> = docs.iter().filter(|d| d.doc.current).collect();
         if how != Sending::Resend && !current.is_empty() {
             // Sent already (call once after createTrade): the sending as it stands.
             let docs: Vec<SignDoc> = current.iter().map(|d| d.doc.clone()).collect();
-            ctx.commit(Vec::new(), sending_events(method, how, &stored.rec, &docs))
-                .await?;
-            return Ok(docs);
+            let events = sending_events(&method, how, &stored.rec, &docs);
+            return Ok(Plan::answer(docs).events(events));
         }
         if how == Sending::Resend && aggregate(current.iter().map(|d| d.doc.status)) == Some(EsignStatus::Signed) {
             return Err(ApiError::invalid(
@@ -188,7 +189,7 @@ async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<S
                 stored.rec.status
             )));
         }
-        let (party_id, signer) = signer(ctx, &target.account).await?;
+        let (party_id, signer) = signer(&ctx, &target.account).await?;
         let mut templates = subscription::active(ctx.store(), client, &target.offering).await?;
         if templates.is_empty() {
             return Err(ApiError::invalid(
@@ -208,7 +209,7 @@ async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<S
         let ip = ctx.ip.to_string();
         let mut writes = Vec::new();
         let mut events = Vec::new();
-        retire(ctx, &provider, &current, &now, &mut writes, &mut events).await?;
+        retire(&ctx, &provider, &current, &now, &mut writes, &mut events).await?;
         let sending = docs.iter().map(|d| d.doc.sending).max().unwrap_or(0) + 1;
         let mut sent = Vec::with_capacity(templates.len());
         for tpl in &templates {
@@ -219,7 +220,7 @@ async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<S
             };
             let purpose = Purpose::new(SUBSCRIPTION, &stored.rec.id);
             let (envelope, envelope_writes) =
-                esign::create_envelope(ctx, &provider, &request, purpose, how != Sending::Embedded).await?;
+                esign::create_envelope(&ctx, &provider, &request, purpose, how != Sending::Embedded).await?;
             writes.extend(envelope_writes);
             let doc = SignDoc {
                 id: ctx.next_id(DOCUMENT).await?,
@@ -254,12 +255,10 @@ async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<S
         after.updated.clone_from(&now);
         after.updated_ip.clone_from(&ip);
         writes.extend(trade::replace(client, &stored, &after)?);
-        events.extend(sending_events(method, how, &after, &sent));
-        if commit(ctx, writes, Vec::new(), events, attempt).await? {
-            return Ok(sent);
-        }
-    }
-    Err(busy())
+        events.extend(sending_events(&method, how, &after, &sent));
+        Ok(Plan::new(writes, sent).events(events))
+    })
+    .await
 }
 
 /// `POST /v3/sendSubscriptionDocument`: `offeringId`, `accountId`, `tradeId` (all required).
@@ -344,16 +343,22 @@ fn signed_view(d: &SignDoc, t: &Trade) -> Map<String, Value> {
 /// ever sent: body statusCode `404`. Fires `getTradeSignedDocument` with the object's fields.
 pub async fn get_trade_signed(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let t = trade_of(&ctx, &id).await?.rec;
-    let docs = trade_esign::of_trade(ctx.store(), ctx.client_id(), &t.id).await?;
-    let chosen = docs
-        .iter()
-        .filter(|d| d.doc.status == EsignStatus::Signed)
-        .max_by(|a, b| (&a.doc.updated, a.doc.id.len(), &a.doc.id).cmp(&(&b.doc.updated, b.doc.id.len(), &b.doc.id)))
-        .or_else(|| docs.iter().find(|d| d.doc.current))
-        .ok_or_else(|| ApiError::coded("404", "No subscription document has been sent for this trade"))?;
-    let view = signed_view(&chosen.doc, &t);
-    ctx.commit(Vec::new(), vec![record_event("getTradeSignedDocument", &view)])
+    let view = ctx
+        .transact(async move |ctx, _| {
+            let t = trade_of(&ctx, &id).await?.rec;
+            let docs = trade_esign::of_trade(ctx.store(), ctx.client_id(), &t.id).await?;
+            let chosen = docs
+                .iter()
+                .filter(|d| d.doc.status == EsignStatus::Signed)
+                .max_by(|a, b| {
+                    (&a.doc.updated, a.doc.id.len(), &a.doc.id).cmp(&(&b.doc.updated, b.doc.id.len(), &b.doc.id))
+                })
+                .or_else(|| docs.iter().find(|d| d.doc.current))
+                .ok_or_else(|| ApiError::coded("404", "No subscription document has been sent for this trade"))?;
+            let view = signed_view(&chosen.doc, &t);
+            let event = record_event("getTradeSignedDocument", &view);
+            Ok(Plan::answer(view).event(event))
+        })
         .await?;
     Ok(Reply::ok().with_value("SignedDocumentDetails", Value::Object(view)))
 }
@@ -378,52 +383,56 @@ pub async fn get_all_signed(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         .opt(&["accountId"])?
         .map(|a| a.trim().to_owned())
         .filter(|a| !a.is_empty());
-    if let Some(a) = &account_f {
-        existing_account(&ctx, a).await?;
-    }
-    if let Some(o) = &offering_f {
-        offering::live(ctx.store(), ctx.client_id(), o).await?;
-    }
-    let client = ctx.client_id();
-    let docs: Vec<SignDoc> = match &trade_f {
-        Some(id) => {
-            let t = trade_of(&ctx, id).await?.rec;
-            let mut docs: Vec<SignDoc> = trade_esign::of_trade(ctx.store(), client, &t.id)
-                .await?
-                .into_iter()
-                .map(|s| s.doc)
-                .filter(|d| d.status == EsignStatus::Signed)
-                .collect();
-            docs.sort_by(|a, b| (&b.updated, b.id.len(), &b.id).cmp(&(&a.updated, a.id.len(), &a.id)));
-            docs
-        }
-        None => trade_esign::signed(ctx.store(), client, ALL_MAX).await?,
-    };
-    let docs: Vec<SignDoc> = docs
-        .into_iter()
-        .filter(|d| account_f.as_deref().is_none_or(|a| d.account_id == a))
-        .filter(|d| offering_f.as_deref().is_none_or(|o| d.offering_id == o))
-        .collect();
-    let mut trades: HashMap<String, Trade> = HashMap::new();
-    let mut out = Vec::with_capacity(docs.len());
-    for d in &docs {
-        if !trades.contains_key(&d.trade_id) {
-            match trade::load(ctx.store(), client, &d.trade_id).await? {
-                Some(t) => trades.insert(d.trade_id.clone(), t.rec),
-                None => continue,
+    let out = ctx
+        .transact(async move |ctx, _| {
+            if let Some(a) = &account_f {
+                existing_account(&ctx, a).await?;
+            }
+            if let Some(o) = &offering_f {
+                offering::live(ctx.store(), ctx.client_id(), o).await?;
+            }
+            let client = ctx.client_id();
+            let docs: Vec<SignDoc> = match &trade_f {
+                Some(id) => {
+                    let t = trade_of(&ctx, id).await?.rec;
+                    let mut docs: Vec<SignDoc> = trade_esign::of_trade(ctx.store(), client, &t.id)
+                        .await?
+                        .into_iter()
+                        .map(|s| s.doc)
+                        .filter(|d| d.status == EsignStatus::Signed)
+                        .collect();
+                    docs.sort_by(|a, b| (&b.updated, b.id.len(), &b.id).cmp(&(&a.updated, a.id.len(), &a.id)));
+                    docs
+                }
+                None => trade_esign::signed(ctx.store(), client, ALL_MAX).await?,
             };
-        }
-        if let Some(t) = trades.get(&d.trade_id) {
-            out.push(Value::Object(signed_view(d, t)));
-        }
-    }
-    let event = ids_event(
-        "getAllSignedDocument",
-        None,
-        "documentIds",
-        docs.iter().map(|d| d.id.clone()),
-    );
-    ctx.commit(Vec::new(), vec![event]).await?;
+            let docs: Vec<SignDoc> = docs
+                .into_iter()
+                .filter(|d| account_f.as_deref().is_none_or(|a| d.account_id == a))
+                .filter(|d| offering_f.as_deref().is_none_or(|o| d.offering_id == o))
+                .collect();
+            let mut trades: HashMap<String, Trade> = HashMap::new();
+            let mut out = Vec::with_capacity(docs.len());
+            for d in &docs {
+                if !trades.contains_key(&d.trade_id) {
+                    match trade::load(ctx.store(), client, &d.trade_id).await? {
+                        Some(t) => trades.insert(d.trade_id.clone(), t.rec),
+                        None => continue,
+                    };
+                }
+                if let Some(t) = trades.get(&d.trade_id) {
+                    out.push(Value::Object(signed_view(d, t)));
+                }
+            }
+            let event = ids_event(
+                "getAllSignedDocument",
+                None,
+                "documentIds",
+                docs.iter().map(|d| d.id.clone()),
+            );
+            Ok(Plan::answer(out).event(event))
+        })
+        .await?;
     Ok(Reply::ok().with_value("SignedDocumentDetails", Value::Array(out)))
 }
 
@@ -514,57 +523,54 @@ pub async fn send_nda(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let maasuser = p.text(&["maasuserId"])?.trim().to_owned();
     let account = existing_account(&ctx, &account).await?.rec.id;
     offering::live(ctx.store(), ctx.client_id(), &offering_id).await?;
-    let client = ctx.client_id();
-    let provider = esign::provider(&ctx);
-    for attempt in 0..ATTEMPTS {
-        let current = trade_esign::current_nda(ctx.store(), client, &account, &offering_id).await?;
-        let nda = match &current {
-            Some(c) if !matches!(c.nda.status, EsignStatus::Declined | EsignStatus::Voided) => {
-                ctx.commit(Vec::new(), vec![record_event("sendNda", &c.nda.record())])
-                    .await?;
-                c.nda.clone()
+    let nda = ctx
+        .transact(async move |ctx, _| {
+            let client = ctx.client_id();
+            let current = trade_esign::current_nda(ctx.store(), client, &account, &offering_id).await?;
+            if let Some(c) = current
+                .as_ref()
+                .filter(|c| !matches!(c.nda.status, EsignStatus::Declined | EsignStatus::Voided))
+            {
+                // Out or signed: answered as it stands.
+                let event = record_event("sendNda", &c.nda.record());
+                return Ok(Plan::answer(c.nda.clone()).event(event));
             }
-            _ => {
-                let (party_id, signer) = signer(&ctx, &account).await?;
-                let template = nda_template(&ctx, &provider, wanted.as_deref()).await?;
-                let sending = current.as_ref().map_or(0, |c| c.nda.sending) + 1;
-                let ref_num = ctx.next_id(DOCUMENT).await?;
-                let request = EnvelopeRequest {
-                    reference: format!("nda-{account}-{offering_id}-{sending}"),
-                    template_ids: vec![template.id.clone()],
-                    signers: vec![signer],
-                };
-                let purpose = Purpose::new(NDA, &ref_num);
-                let (envelope, mut writes) = esign::create_envelope(&ctx, &provider, &request, purpose, true).await?;
-                let now = ctx.now();
-                let nda = Nda {
-                    ref_num,
-                    account_id: account.clone(),
-                    party_id,
-                    offering_id: offering_id.clone(),
-                    maasuser_id: maasuser.clone(),
-                    template_key: template.id,
-                    template_name: template.name,
-                    document_key: envelope.document_key,
-                    sending,
-                    status: envelope.status,
-                    created: now.clone(),
-                    updated: now,
-                    updated_ip: ctx.ip.to_string(),
-                };
-                writes.push(nda.write(client, None)?);
-                writes.push(nda.pointer_write(client, current.as_ref().map(|c| c.nda.ref_num.as_str())));
-                let events = vec![record_event("sendNda", &nda.record())];
-                if !commit(&ctx, writes, Vec::new(), events, attempt).await? {
-                    continue;
-                }
-                nda
-            }
-        };
-        let record = Value::Object(nda.record());
-        return Ok(Reply::ok().with_value("document_details", Value::Array(vec![record])));
-    }
-    Err(busy())
+            let provider = esign::provider(&ctx);
+            let (party_id, signer) = signer(&ctx, &account).await?;
+            let template = nda_template(&ctx, &provider, wanted.as_deref()).await?;
+            let sending = current.as_ref().map_or(0, |c| c.nda.sending) + 1;
+            let ref_num = ctx.next_id(DOCUMENT).await?;
+            let request = EnvelopeRequest {
+                reference: format!("nda-{account}-{offering_id}-{sending}"),
+                template_ids: vec![template.id.clone()],
+                signers: vec![signer],
+            };
+            let purpose = Purpose::new(NDA, &ref_num);
+            let (envelope, mut writes) = esign::create_envelope(&ctx, &provider, &request, purpose, true).await?;
+            let now = ctx.now();
+            let nda = Nda {
+                ref_num,
+                account_id: account.clone(),
+                party_id,
+                offering_id: offering_id.clone(),
+                maasuser_id: maasuser.clone(),
+                template_key: template.id,
+                template_name: template.name,
+                document_key: envelope.document_key,
+                sending,
+                status: envelope.status,
+                created: now.clone(),
+                updated: now,
+                updated_ip: ctx.ip.to_string(),
+            };
+            writes.push(nda.write(client, None)?);
+            writes.push(nda.pointer_write(client, current.as_ref().map(|c| c.nda.ref_num.as_str())));
+            let event = record_event("sendNda", &nda.record());
+            Ok(Plan::new(writes, nda).event(event))
+        })
+        .await?;
+    let record = Value::Object(nda.record());
+    Ok(Reply::ok().with_value("document_details", Value::Array(vec![record])))
 }
 
 /// `POST /v3/updateNdaDocuSignStatus` (designed): `refNum` (sendNda's) and `esignStatus`

@@ -9,11 +9,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use shared::ids::sortable;
 use shared::model::trade;
-use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, StoreError, Val, Write};
+use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Val, Write};
 use shared::webhooks::Event;
-use shared::{insert_array, op, ApiError, Ctx, Params, Reply, Routes};
+use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, ids_event, record_event, trade_id, trade_of, ATTEMPTS};
+use crate::support::{ids_event, record_event, trade_id, trade_of};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -112,29 +112,39 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
     let author = p.req(&["authorName"])?;
     let text = p.req(&["notes"])?;
-    let t = trade_of(&ctx, &id).await?.rec;
-    let now = ctx.now();
-    let note = TradeNote {
-        id: ctx.next_id(shared::ids::NOTE).await?,
-        trade_id: t.id.clone(),
-        authorname: author,
-        note: text,
-        deleted: false,
-        created: now.clone(),
-        updated: now,
-    };
-    let client = ctx.client_id();
-    let mut pointer = pointer_key(client, &note.id).item();
-    pointer.insert("tradeId".into(), Val::S(t.id.clone()));
-    let writes = vec![
-        note_write(client, &note, 1, Cond::NotExists)?,
-        Write::Put {
-            item: pointer,
-            cond: Some(Cond::NotExists),
-        },
-    ];
-    let record = note.view();
-    ctx.commit(writes, vec![record_event("addTradeNote", &record)]).await?;
+    // Allocated on the first attempt, and kept by re-planned ones.
+    let mut note_id: Option<String> = None;
+    let record = ctx
+        .transact(async move |ctx, _| {
+            let t = trade_of(&ctx, &id).await?.rec;
+            let now = ctx.now();
+            let note = TradeNote {
+                id: match &note_id {
+                    Some(id) => id.clone(),
+                    None => note_id.insert(ctx.next_id(shared::ids::NOTE).await?).clone(),
+                },
+                trade_id: t.id.clone(),
+                authorname: author.clone(),
+                note: text.clone(),
+                deleted: false,
+                created: now.clone(),
+                updated: now,
+            };
+            let client = ctx.client_id();
+            let mut pointer = pointer_key(client, &note.id).item();
+            pointer.insert("tradeId".into(), Val::S(t.id.clone()));
+            let writes = vec![
+                note_write(client, &note, 1, Cond::NotExists)?,
+                Write::Put {
+                    item: pointer,
+                    cond: Some(Cond::NotExists),
+                },
+            ];
+            let record = note.view();
+            let event = record_event("addTradeNote", &record);
+            Ok(Plan::new(writes, record).event(event))
+        })
+        .await?;
     Ok(Reply::ok().with_value("notesDetails", insert_array(Value::Object(record))))
 }
 
@@ -144,62 +154,63 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// and `noteIds`.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let t = trade_of(&ctx, &id).await?.rec;
-    let only = match p.opt(&["noteId"])?.filter(|n| !n.trim().is_empty()) {
-        Some(n) => Some(trade::numeric_id("noteId", &n)?),
-        None => None,
-    };
-    let mut q = Query::new(Index::Table, note_pk(ctx.client_id(), &t.id));
-    q.sk = SkRange::All;
-    let mut notes = Vec::new();
-    loop {
-        let page = ctx.store().query(&q).await?;
-        for item in &page.items {
-            let (n, _) = decode(item)?;
-            if !n.deleted && only.as_ref().is_none_or(|o| *o == n.id) {
-                notes.push(n);
+    let records = ctx
+        .transact(async move |ctx, _| {
+            let t = trade_of(&ctx, &id).await?.rec;
+            let only = match p.opt(&["noteId"])?.filter(|n| !n.trim().is_empty()) {
+                Some(n) => Some(trade::numeric_id("noteId", &n)?),
+                None => None,
+            };
+            let mut q = Query::new(Index::Table, note_pk(ctx.client_id(), &t.id));
+            q.sk = SkRange::All;
+            let mut notes = Vec::new();
+            loop {
+                let page = ctx.store().query(&q).await?;
+                for item in &page.items {
+                    let (n, _) = decode(item)?;
+                    if !n.deleted && only.as_ref().is_none_or(|o| *o == n.id) {
+                        notes.push(n);
+                    }
+                }
+                match page.next {
+                    Some(next) => q.start = Some(next),
+                    None => break,
+                }
             }
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => break,
-        }
-    }
-    if only.is_some() && notes.is_empty() {
-        return Err(no_note());
-    }
-    let event = ids_event(
-        "getTradeNote",
-        Some(("tradeId", &t.id)),
-        "noteIds",
-        notes.iter().map(|n| n.id.clone()),
-    );
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let records = notes.iter().map(|n| Value::Object(n.view())).collect();
+            if only.is_some() && notes.is_empty() {
+                return Err(no_note());
+            }
+            let event = ids_event(
+                "getTradeNote",
+                Some(("tradeId", &t.id)),
+                "noteIds",
+                notes.iter().map(|n| n.id.clone()),
+            );
+            let records: Vec<Value> = notes.iter().map(|n| Value::Object(n.view())).collect();
+            Ok(Plan::answer(records).event(event))
+        })
+        .await?;
     Ok(Reply::ok().with_value("notesDetails", Value::Array(records)))
 }
 
 /// Writes `change` of the note named by `noteId`, conditioned on the version read.
 async fn change(
     ctx: &Ctx,
-    p: &Params,
-    change: impl Fn(&mut TradeNote),
-    event: impl Fn(&TradeNote) -> Event,
+    p: Params,
+    change: impl Fn(&mut TradeNote) + Send,
+    event: impl Fn(&TradeNote) -> Event + Send,
 ) -> Result<TradeNote, ApiError> {
-    for _ in 0..ATTEMPTS {
-        let (before, v) = live_note(ctx, p).await?;
+    ctx.transact(async move |ctx, _| {
+        let (before, v) = live_note(&ctx, &p).await?;
         let mut after = before.clone();
         change(&mut after);
         after.updated = ctx.now();
         let cond = Cond::Cmp("v".into(), CmpOp::Eq, Val::from(v));
         let write = note_write(ctx.client_id(), &after, v + 1, cond)?;
-        match ctx.commit(vec![write], vec![event(&after)]).await {
-            Ok(()) => return Ok(after),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(busy())
+        let event = event(&after);
+        Ok(Plan::new(vec![write], after).event(event))
+    })
+    .await
 }
 
 /// `POST /v3/updateTradeNote`: `noteId` and `notes` required; `authorName` optional (kept when
@@ -211,8 +222,8 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let author = p.opt(&["authorName"])?.filter(|a| !a.trim().is_empty());
     let after = change(
         &ctx,
-        &p,
-        |n| {
+        p,
+        move |n| {
             n.note.clone_from(&text);
             if let Some(a) = &author {
                 n.authorname.clone_from(a);
@@ -230,7 +241,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     change(
         &ctx,
-        &p,
+        p,
         |n| n.deleted = true,
         |n| {
             Event::new("deleteTradeNote")

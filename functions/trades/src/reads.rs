@@ -15,7 +15,7 @@ use shared::model::trade::{self, pending_ach_key, Trade};
 use shared::model::Account;
 use shared::records;
 use shared::store::{Index, Query};
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use crate::support::{account_trade, existing_account, ids_event, record_event, trade_id, trade_of};
 
@@ -29,9 +29,13 @@ const ALL_MAX: usize = 10_000;
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let id = trade_id(&p)?;
-    let t = account_trade(&ctx, &account, &id).await?.rec;
-    let record = t.details();
-    ctx.commit(Vec::new(), vec![record_event("getTrade", &record)]).await?;
+    let record = ctx
+        .transact(async move |ctx, _| {
+            let record = account_trade(&ctx, &account, &id).await?.rec.details();
+            let event = record_event("getTrade", &record);
+            Ok(Plan::answer(record).event(event))
+        })
+        .await?;
     Ok(Reply::ok().with_value("partyDetails", Value::Array(vec![Value::Object(record)])))
 }
 
@@ -39,9 +43,12 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// of OBSERVED-MORE.md. A non-numeric ID is `106`, an unknown one `188` (part 1).
 pub async fn get_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let t = trade_of(&ctx, &id).await?.rec;
-    let record = t.status_record();
-    ctx.commit(Vec::new(), vec![record_event("getTradeStatus", &record)])
+    let record = ctx
+        .transact(async move |ctx, _| {
+            let record = trade_of(&ctx, &id).await?.rec.status_record();
+            let event = record_event("getTradeStatus", &record);
+            Ok(Plan::answer(record).event(event))
+        })
         .await?;
     Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(record)])))
 }
@@ -52,20 +59,24 @@ pub async fn get_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// Webhook: `offeringId`, `tradeIds`.
 pub async fn for_offering(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade::numeric_id("offeringId", &p.req(&["offeringId"])?)?;
-    let o = offering::live(ctx.store(), ctx.client_id(), &id).await?.rec;
-    let trades: Vec<Trade> = trade::of_offering(ctx.store(), ctx.client_id(), &o.id)
-        .await?
-        .into_iter()
-        .filter(|t| !t.deleted)
-        .collect();
-    let event = ids_event(
-        "getTradesForOffering",
-        Some(("offeringId", &o.id)),
-        "tradeIds",
-        trades.iter().map(|t| t.id.clone()),
-    );
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let records = trades.iter().map(|t| Value::Object(t.offering_view())).collect();
+    let records = ctx
+        .transact(async move |ctx, _| {
+            let o = offering::live(ctx.store(), ctx.client_id(), &id).await?.rec;
+            let trades: Vec<Trade> = trade::of_offering(ctx.store(), ctx.client_id(), &o.id)
+                .await?
+                .into_iter()
+                .filter(|t| !t.deleted)
+                .collect();
+            let event = ids_event(
+                "getTradesForOffering",
+                Some(("offeringId", &o.id)),
+                "tradeIds",
+                trades.iter().map(|t| t.id.clone()),
+            );
+            let records: Vec<Value> = trades.iter().map(|t| Value::Object(t.offering_view())).collect();
+            Ok(Plan::answer(records).event(event))
+        })
+        .await?;
     Ok(Reply::ok().with_value("Offering purchased details", Value::Array(records)))
 }
 
@@ -119,47 +130,51 @@ async fn newest(ctx: &Ctx, max: usize) -> Result<Vec<Trade>, ApiError> {
 /// `clientName` masked (the client record has no other name than its ID). Each account and
 /// offering is read once. Webhook: `tradeIds`.
 pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
-    let trades = newest(&ctx, ALL_MAX).await?;
-    let mut look = Lookups::default();
-    let mut records = Vec::with_capacity(trades.len());
-    for t in &trades {
-        let (account_name, approval, kyc, aml) = match look.account(&ctx, &t.account_id).await? {
-            Some(a) => (
-                a.account_name.clone(),
-                a.approval_status.clone(),
-                a.kyc_status.clone(),
-                a.aml_status.clone(),
-            ),
-            None => (t.account_name.clone(), String::new(), String::new(), String::new()),
-        };
-        let issue_name = look
-            .offering(&ctx, &t.offering_id)
-            .await?
-            .map(|o| o.issue_name.clone())
-            .unwrap_or_default();
-        let mut m = Map::new();
-        m.insert("id".into(), t.id.clone().into());
-        m.insert("createdDate".into(), t.created.clone().into());
-        m.insert("accountId".into(), t.account_id.clone().into());
-        m.insert("issueName".into(), issue_name.into());
-        m.insert("orderId".into(), t.id.clone().into());
-        m.insert("accountName".into(), account_name.into());
-        m.insert("offeringId".into(), t.offering_id.clone().into());
-        m.insert("totalAmount".into(), six_decimals(t.total_amount).into());
-        m.insert("transactionType".into(), t.transaction_type.clone().into());
-        m.insert("approvalStatus".into(), approval.into());
-        m.insert("kycStatus".into(), kyc.into());
-        m.insert("amlStatus".into(), aml.into());
-        m.insert("orderStatus".into(), t.status.clone().into());
-        m.insert("esignStatus".into(), t.esign_status.clone().into());
-        m.insert("developerAPIKey".into(), MASK.into());
-        m.insert("clientName".into(), MASK.into());
-        m.insert("clientId".into(), MASK.into());
-        m.insert("field1".into(), t.field1.clone().into());
-        records.push(Value::Object(m));
-    }
-    let event = ids_event("getAllTrades", None, "tradeIds", trades.iter().map(|t| t.id.clone()));
-    ctx.commit(Vec::new(), vec![event]).await?;
+    let records = ctx
+        .transact(async move |ctx, _| {
+            let trades = newest(&ctx, ALL_MAX).await?;
+            let mut look = Lookups::default();
+            let mut records = Vec::with_capacity(trades.len());
+            for t in &trades {
+                let (account_name, approval, kyc, aml) = match look.account(&ctx, &t.account_id).await? {
+                    Some(a) => (
+                        a.account_name.clone(),
+                        a.approval_status.clone(),
+                        a.kyc_status.clone(),
+                        a.aml_status.clone(),
+                    ),
+                    None => (t.account_name.clone(), String::new(), String::new(), String::new()),
+                };
+                let issue_name = look
+                    .offering(&ctx, &t.offering_id)
+                    .await?
+                    .map(|o| o.issue_name.clone())
+                    .unwrap_or_default();
+                let mut m = Map::new();
+                m.insert("id".into(), t.id.clone().into());
+                m.insert("createdDate".into(), t.created.clone().into());
+                m.insert("accountId".into(), t.account_id.clone().into());
+                m.insert("issueName".into(), issue_name.into());
+                m.insert("orderId".into(), t.id.clone().into());
+                m.insert("accountName".into(), account_name.into());
+                m.insert("offeringId".into(), t.offering_id.clone().into());
+                m.insert("totalAmount".into(), six_decimals(t.total_amount).into());
+                m.insert("transactionType".into(), t.transaction_type.clone().into());
+                m.insert("approvalStatus".into(), approval.into());
+                m.insert("kycStatus".into(), kyc.into());
+                m.insert("amlStatus".into(), aml.into());
+                m.insert("orderStatus".into(), t.status.clone().into());
+                m.insert("esignStatus".into(), t.esign_status.clone().into());
+                m.insert("developerAPIKey".into(), MASK.into());
+                m.insert("clientName".into(), MASK.into());
+                m.insert("clientId".into(), MASK.into());
+                m.insert("field1".into(), t.field1.clone().into());
+                records.push(Value::Object(m));
+            }
+            let event = ids_event("getAllTrades", None, "tradeIds", trades.iter().map(|t| t.id.clone()));
+            Ok(Plan::answer(records).event(event))
+        })
+        .await?;
     Ok(Reply::ok().with_value("TradeFinancialDetails", Value::Array(records)))
 }
 
@@ -245,35 +260,40 @@ pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `issueName`. One query for the trades, one read per distinct offering. Webhook:
 /// `accountId`, `tradeIds`.
 pub async fn account_history(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let account = existing_account(&ctx, &p.req(&["accountId"])?).await?.rec;
-    let trades = trade::of_account(ctx.store(), ctx.client_id(), &account.id).await?;
-    let mut look = Lookups::default();
-    let mut records = Vec::with_capacity(trades.len());
-    for t in &trades {
-        let mut m = Map::new();
-        m.insert("in_id".into(), t.id.clone().into());
-        m.extend(t.cancelled_record());
-        m.insert("clientId".into(), MASK.into());
-        m.insert("trade_developerAPIKey".into(), MASK.into());
-        m.insert("accountName".into(), account.account_name.clone().into());
-        m.insert("accreditedStatus".into(), account.accredited_status.clone().into());
-        m.insert("kycStatus".into(), account.kyc_status.clone().into());
-        m.insert("amlStatus".into(), account.aml_status.clone().into());
-        let issue_name = look
-            .offering(&ctx, &t.offering_id)
-            .await?
-            .map(|o| o.issue_name.clone())
-            .unwrap_or_default();
-        m.insert("issueName".into(), issue_name.into());
-        records.push(Value::Object(m));
-    }
-    let event = ids_event(
-        "getAccountTradeHistory",
-        Some(("accountId", &account.id)),
-        "tradeIds",
-        trades.iter().map(|t| t.id.clone()),
-    );
-    ctx.commit(Vec::new(), vec![event]).await?;
+    let account = p.req(&["accountId"])?;
+    let records = ctx
+        .transact(async move |ctx, _| {
+            let account = existing_account(&ctx, &account).await?.rec;
+            let trades = trade::of_account(ctx.store(), ctx.client_id(), &account.id).await?;
+            let mut look = Lookups::default();
+            let mut records = Vec::with_capacity(trades.len());
+            for t in &trades {
+                let mut m = Map::new();
+                m.insert("in_id".into(), t.id.clone().into());
+                m.extend(t.cancelled_record());
+                m.insert("clientId".into(), MASK.into());
+                m.insert("trade_developerAPIKey".into(), MASK.into());
+                m.insert("accountName".into(), account.account_name.clone().into());
+                m.insert("accreditedStatus".into(), account.accredited_status.clone().into());
+                m.insert("kycStatus".into(), account.kyc_status.clone().into());
+                m.insert("amlStatus".into(), account.aml_status.clone().into());
+                let issue_name = look
+                    .offering(&ctx, &t.offering_id)
+                    .await?
+                    .map(|o| o.issue_name.clone())
+                    .unwrap_or_default();
+                m.insert("issueName".into(), issue_name.into());
+                records.push(Value::Object(m));
+            }
+            let event = ids_event(
+                "getAccountTradeHistory",
+                Some(("accountId", &account.id)),
+                "tradeIds",
+                trades.iter().map(|t| t.id.clone()),
+            );
+            Ok(Plan::answer(records).event(event))
+        })
+        .await?;
     Ok(Reply::ok().with_value("accountDetails", Value::Array(records)))
 }
 
@@ -287,34 +307,40 @@ pub async fn account_history(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// object's text fields.
 pub async fn payment_info(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let t = match p.opt(&["accountId"])?.filter(|a| !a.trim().is_empty()) {
-        Some(account) => account_trade(&ctx, &account, &id).await?.rec,
-        None => trade_of(&ctx, &id).await?.rec,
-    };
-    let escrow = offering::load(ctx.store(), ctx.client_id(), &t.offering_id)
-        .await?
-        .map(|o| o.rec.escrow_account_number)
-        .unwrap_or_else(|| t.escrow_id.clone());
-    let pending = ctx
-        .store()
-        .get(&pending_ach_key(ctx.client_id(), &t.id))
-        .await?
-        .is_some();
-    let settings = CustodianSettings::load(ctx.store(), ctx.client_id()).await?;
-    let mut m = Map::new();
-    m.insert("tradeId".into(), t.id.clone().into());
-    m.insert("accountId".into(), t.account_id.clone().into());
-    m.insert("offeringId".into(), t.offering_id.clone().into());
-    m.insert("transactionType".into(), t.transaction_type.clone().into());
-    m.insert("unitPrice".into(), six_decimals(t.unit_price).into());
-    m.insert("totalShares".into(), t.units.to_string().into());
-    m.insert("fees".into(), six_decimals(t.fees).into());
-    m.insert("totalAmount".into(), six_decimals(t.total_amount).into());
-    m.insert("orderStatus".into(), t.status.clone().into());
-    m.insert("escrowAccountNumber".into(), escrow.into());
-    m.insert("achPending".into(), if pending { "yes" } else { "no" }.into());
-    m.insert("custodianDetails".into(), settings.details());
-    ctx.commit(Vec::new(), vec![record_event("getPaymentInfo", &m)]).await?;
+    let account = p.opt(&["accountId"])?.filter(|a| !a.trim().is_empty());
+    let m = ctx
+        .transact(async move |ctx, _| {
+            let t = match &account {
+                Some(account) => account_trade(&ctx, account, &id).await?.rec,
+                None => trade_of(&ctx, &id).await?.rec,
+            };
+            let escrow = offering::load(ctx.store(), ctx.client_id(), &t.offering_id)
+                .await?
+                .map(|o| o.rec.escrow_account_number)
+                .unwrap_or_else(|| t.escrow_id.clone());
+            let pending = ctx
+                .store()
+                .get(&pending_ach_key(ctx.client_id(), &t.id))
+                .await?
+                .is_some();
+            let settings = CustodianSettings::load(ctx.store(), ctx.client_id()).await?;
+            let mut m = Map::new();
+            m.insert("tradeId".into(), t.id.clone().into());
+            m.insert("accountId".into(), t.account_id.clone().into());
+            m.insert("offeringId".into(), t.offering_id.clone().into());
+            m.insert("transactionType".into(), t.transaction_type.clone().into());
+            m.insert("unitPrice".into(), six_decimals(t.unit_price).into());
+            m.insert("totalShares".into(), t.units.to_string().into());
+            m.insert("fees".into(), six_decimals(t.fees).into());
+            m.insert("totalAmount".into(), six_decimals(t.total_amount).into());
+            m.insert("orderStatus".into(), t.status.clone().into());
+            m.insert("escrowAccountNumber".into(), escrow.into());
+            m.insert("achPending".into(), if pending { "yes" } else { "no" }.into());
+            m.insert("custodianDetails".into(), settings.details());
+            let event = record_event("getPaymentInfo", &m);
+            Ok(Plan::answer(m).event(event))
+        })
+        .await?;
     Ok(Reply::ok().with_value("paymentInfo", Value::Array(vec![Value::Object(m)])))
 }
 

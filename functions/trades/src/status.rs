@@ -7,13 +7,13 @@
 
 use serde_json::{json, Value};
 use shared::esign;
-use shared::model::trade::{self, ach_pending, no_pending_ach, wrong_status, Cancellation, TradeStatus};
+use shared::model::trade::{self, wrong_status, Cancellation, TradeStatus};
 use shared::model::trade_esign::{self, Voids};
 use shared::webhooks::Event;
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use crate::edits::{TradeFields, FIELD_NAMES};
-use crate::support::{account_trade, busy, commit, ip_param, trade_id, trade_of, ATTEMPTS};
+use crate::support::{account_trade, guard_ach, ip_param, trade_id, trade_of};
 
 /// The webhook a status change fires, also from inside cancelInvestment.
 const STATUS_METHOD: &str = "updateTradeStatus";
@@ -54,51 +54,47 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let target = TradeStatus::parse(&sent)
         .ok_or_else(|| ApiError::invalid("tradeStatus", format!("must be one of {}", status_names())))?;
     let fields = TradeFields::parse(&p)?;
-    let client = ctx.client_id();
-    for attempt in 0..ATTEMPTS {
-        let stored = account_trade(&ctx, &account, &id).await?;
-        let current = stored.rec.holding().status;
-        let moving = current != target;
-        if moving && !current.can_move_to(target) {
-            return Err(wrong_status(format!(
-                "Trade status {} cannot move to {}",
-                stored.rec.status, sent
-            )));
-        }
-        let mut after = stored.rec.clone();
-        let fields_changed = fields.apply(&mut after);
-        if !moving && !fields_changed {
-            return Ok(details_reply(&after));
-        }
-        if moving {
-            after.status = sent.clone();
-        }
-        let now = ctx.now();
-        after.updated.clone_from(&now);
-        after.updated_ip = ctx.ip.to_string();
-        let voids = if moving && matches!(target, TradeStatus::Canceled | TradeStatus::Rejected) {
-            trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?
-        } else {
-            Voids::default()
-        };
-        let mut writes = trade::replace(client, &stored, &after)?;
-        writes.extend(voids.writes.iter().cloned());
-        let mut checks = Vec::new();
-        if moving && current == TradeStatus::Created && !target.holds_shares() {
-            checks.push((no_pending_ach(client, &after.id), ach_pending()));
-        }
-        let mut events = if moving {
-            vec![after.status_event(STATUS_METHOD)]
-        } else {
-            Vec::new()
-        };
-        events.extend(voids.events.iter().cloned());
-        if commit(&ctx, writes, checks, events, attempt).await? {
-            void_at_provider(&ctx, &after.id, &voids).await;
-            return Ok(details_reply(&after));
-        }
-    }
-    Err(busy())
+    let (after, voids) = ctx
+        .transact(async move |ctx, _| {
+            let client = ctx.client_id();
+            let stored = account_trade(&ctx, &account, &id).await?;
+            let current = stored.rec.holding().status;
+            let moving = current != target;
+            if moving && !current.can_move_to(target) {
+                return Err(wrong_status(format!(
+                    "Trade status {} cannot move to {}",
+                    stored.rec.status, sent
+                )));
+            }
+            let mut after = stored.rec.clone();
+            let fields_changed = fields.apply(&mut after);
+            if !moving && !fields_changed {
+                return Ok(Plan::answer((after, Voids::default())));
+            }
+            if moving {
+                after.status.clone_from(&sent);
+            }
+            let now = ctx.now();
+            after.updated.clone_from(&now);
+            after.updated_ip = ctx.ip.to_string();
+            let mut voids = if moving && matches!(target, TradeStatus::Canceled | TradeStatus::Rejected) {
+                trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?
+            } else {
+                Voids::default()
+            };
+            let writes = trade::replace(client, &stored, &after)?;
+            let guarded = moving && current == TradeStatus::Created && !target.holds_shares();
+            let trade_id = after.id.clone();
+            let status_event = moving.then(|| after.status_event(STATUS_METHOD));
+            let (void_writes, void_events) = (std::mem::take(&mut voids.writes), std::mem::take(&mut voids.events));
+            let plan = Plan::new(writes, (after, voids)).writes(void_writes);
+            Ok(guard_ach(plan, client, &trade_id, guarded)
+                .events(status_event)
+                .events(void_events))
+        })
+        .await?;
+    void_at_provider(&ctx, &after.id, &voids).await;
+    Ok(details_reply(&after))
 }
 
 fn details_reply(t: &trade::Trade) -> Reply {
@@ -116,41 +112,43 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let id = trade_id(&p)?;
     let err_desc = p.opt(&["errDesc"])?;
-    let client = ctx.client_id();
-    for attempt in 0..ATTEMPTS {
-        let stored = account_trade(&ctx, &account, &id).await?;
-        if stored.rec.holding().status != TradeStatus::Created {
-            return Err(wrong_status(format!(
-                "Trade status should be in CREATED (it is {})",
-                stored.rec.status
-            )));
-        }
-        let mut after = stored.rec.clone();
-        after.status = TradeStatus::Canceled.name().into();
-        after.deleted = true;
-        if let Some(e) = &err_desc {
-            after.errors.clone_from(e);
-        }
-        let now = ctx.now();
-        after.updated.clone_from(&now);
-        after.updated_ip = ctx.ip.to_string();
-        let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
-        let mut writes = trade::replace(client, &stored, &after)?;
-        writes.extend(voids.writes.iter().cloned());
-        let checks = vec![(no_pending_ach(client, &after.id), ach_pending())];
-        let mut events = vec![Event::new("deleteTrade").field("tradeId", after.id.clone())];
-        events.extend(voids.events.iter().cloned());
-        if commit(&ctx, writes, checks, events, attempt).await? {
-            void_at_provider(&ctx, &after.id, &voids).await;
-            let record = json!({
-                "partyId": after.party_id,
-                "offeringId": after.offering_id,
-                "orderStatus": after.status,
-            });
-            return Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![record])));
-        }
-    }
-    Err(busy())
+    let (after, voids) = ctx
+        .transact(async move |ctx, _| {
+            let client = ctx.client_id();
+            let stored = account_trade(&ctx, &account, &id).await?;
+            if stored.rec.holding().status != TradeStatus::Created {
+                return Err(wrong_status(format!(
+                    "Trade status should be in CREATED (it is {})",
+                    stored.rec.status
+                )));
+            }
+            let mut after = stored.rec.clone();
+            after.status = TradeStatus::Canceled.name().into();
+            after.deleted = true;
+            if let Some(e) = &err_desc {
+                after.errors.clone_from(e);
+            }
+            let now = ctx.now();
+            after.updated.clone_from(&now);
+            after.updated_ip = ctx.ip.to_string();
+            let mut voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
+            let writes = trade::replace(client, &stored, &after)?;
+            let trade_id = after.id.clone();
+            let event = Event::new("deleteTrade").field("tradeId", trade_id.clone());
+            let (void_writes, void_events) = (std::mem::take(&mut voids.writes), std::mem::take(&mut voids.events));
+            let plan = Plan::new(writes, (after, voids)).writes(void_writes);
+            Ok(guard_ach(plan, client, &trade_id, true)
+                .event(event)
+                .events(void_events))
+        })
+        .await?;
+    void_at_provider(&ctx, &after.id, &voids).await;
+    let record = json!({
+        "partyId": after.party_id,
+        "offeringId": after.offering_id,
+        "orderStatus": after.status,
+    });
+    Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![record])))
 }
 
 /// The cancelInvestment webhook: `accountId`, `OrderId`, `Transaction Type` (a space in the
@@ -171,46 +169,47 @@ async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) ->
     let reason = p.req(&["reason"])?;
     let notes = p.text(&["notes"])?;
     let ip = ip_param(&ctx, &p, &["createdIpAddress", "createdIPAddress"])?;
-    let client = ctx.client_id();
-    for attempt in 0..ATTEMPTS {
-        let stored = trade_of(&ctx, &id).await?;
-        let current = stored.rec.holding().status;
-        if !current.can_move_to(TradeStatus::Canceled) {
-            return Err(wrong_status(format!(
-                "Only a CREATED or FUNDED trade can be cancelled (it is {})",
-                stored.rec.status
-            )));
-        }
-        let now = ctx.now();
-        let mut after = stored.rec.clone();
-        after.status = TradeStatus::Canceled.name().into();
-        after.cancellation = Some(Cancellation {
-            requested_by: requested_by.clone(),
-            reason: reason.clone(),
-            notes: notes.clone(),
-            ip: ip.clone(),
-            date: now.clone(),
-        });
-        after.updated.clone_from(&now);
-        after.updated_ip = ctx.ip.to_string();
-        let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
-        let mut writes = trade::replace(client, &stored, &after)?;
-        writes.extend(voids.writes.iter().cloned());
-        let mut checks = Vec::new();
-        if current == TradeStatus::Created {
-            checks.push((no_pending_ach(client, &after.id), ach_pending()));
-        }
-        // The inner status change fires its own webhook first, then the method's, then one
-        // updateDocuSignStatus per document voided.
-        let mut events = vec![after.status_event(STATUS_METHOD), cancel_event(method, &after)];
-        events.extend(voids.events.iter().cloned());
-        if commit(&ctx, writes, checks, events, attempt).await? {
-            void_at_provider(&ctx, &after.id, &voids).await;
-            let record = Value::Object(after.cancelled_record());
-            return Ok(Reply::ok().with_value(key, Value::Array(vec![record])));
-        }
-    }
-    Err(busy())
+    // Owned: a captured reference would keep the handler's future from being `Send`.
+    let method = method.to_owned();
+    let (after, voids) = ctx
+        .transact(async move |ctx, _| {
+            let client = ctx.client_id();
+            let stored = trade_of(&ctx, &id).await?;
+            let current = stored.rec.holding().status;
+            if !current.can_move_to(TradeStatus::Canceled) {
+                return Err(wrong_status(format!(
+                    "Only a CREATED or FUNDED trade can be cancelled (it is {})",
+                    stored.rec.status
+                )));
+            }
+            let now = ctx.now();
+            let mut after = stored.rec.clone();
+            after.status = TradeStatus::Canceled.name().into();
+            after.cancellation = Some(Cancellation {
+                requested_by: requested_by.clone(),
+                reason: reason.clone(),
+                notes: notes.clone(),
+                ip: ip.clone(),
+                date: now.clone(),
+            });
+            after.updated.clone_from(&now);
+            after.updated_ip = ctx.ip.to_string();
+            let mut voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
+            let writes = trade::replace(client, &stored, &after)?;
+            let trade_id = after.id.clone();
+            // The inner status change fires its own webhook first, then the method's, then one
+            // updateDocuSignStatus per document voided.
+            let events = [after.status_event(STATUS_METHOD), cancel_event(&method, &after)];
+            let (void_writes, void_events) = (std::mem::take(&mut voids.writes), std::mem::take(&mut voids.events));
+            let plan = Plan::new(writes, (after, voids)).writes(void_writes);
+            Ok(guard_ach(plan, client, &trade_id, current == TradeStatus::Created)
+                .events(events)
+                .events(void_events))
+        })
+        .await?;
+    void_at_provider(&ctx, &after.id, &voids).await;
+    let record = Value::Object(after.cancelled_record());
+    Ok(Reply::ok().with_value(key, Value::Array(vec![record])))
 }
 
 /// `POST /v3/cancelInvestment`: `tradeId`, `requestedBy`, `reason` required; `notes`,

@@ -1,26 +1,15 @@
 //! What the trade operations share: parameters, the account and trade lookups in the
 //! order CONTRACT.md gives (parameters `106`, then `148`, `138`, `188`, then the rules), the
-//! commit of one attempt with its condition checks, and webhooks made of response records.
-
-use std::time::Duration;
+//! pending-ACH guard, and webhooks made of response records.
 
 use shared::model::link::{primary_key, primary_party};
-use shared::model::trade::{self, Trade};
+use shared::model::trade::{self, ach_pending, no_pending_ach, Trade};
 use shared::model::{validate, Account};
 use shared::records::{self, Stored};
-use shared::store::{Cond, StoreError, Write};
+use shared::store::{Cond, Write};
 pub use shared::webhooks::record_event;
 use shared::webhooks::Event;
-use shared::{ApiError, Ctx, Params};
-
-/// How many times an operation reads again and re-plans after a concurrent change (another
-/// trade took the units, the same trade changed, a transaction collided) before giving up.
-pub const ATTEMPTS: usize = 16;
-
-/// What an operation answers when every attempt lost to a concurrent change (never expected).
-pub fn busy() -> ApiError {
-    ApiError::internal("trade changed concurrently on every attempt")
-}
+use shared::{ApiError, Ctx, Params, Plan};
 
 /// `148`: the account does not exist (for this client), is deleted, or (createTrade) archived.
 pub fn no_account() -> ApiError {
@@ -114,41 +103,14 @@ pub fn ids_event(method: &str, lead: Option<(&str, &str)>, name: &str, ids: impl
     e.field(name, ids.collect::<Vec<_>>().join(","))
 }
 
-/// Commits one attempt: `writes`, then `checks` (each failing with its own error), with
-/// `events`, in one transaction. `Ok(true)` when committed; `Ok(false)` when a concurrent
-/// change failed a condition or collided (read again and re-plan); a failed check answers
-/// its error, and nothing is written either way.
-pub async fn commit(
-    ctx: &Ctx,
-    mut writes: Vec<Write>,
-    checks: Vec<(Write, ApiError)>,
-    events: Vec<Event>,
-    attempt: usize,
-) -> Result<bool, ApiError> {
-    let first = writes.len();
-    writes.extend(checks.iter().map(|(w, _)| w.clone()));
-    match ctx.commit(writes, events).await {
-        Ok(()) => Ok(true),
-        Err(StoreError::ConditionFailed { index: Some(i) }) if i >= first && i < first + checks.len() => {
-            Err(checks[i - first].1.clone())
-        }
-        Err(StoreError::ConditionFailed { .. }) => Ok(false),
-        Err(StoreError::Conflict) => {
-            backoff(attempt).await;
-            Ok(false)
-        }
-        Err(e) => Err(e.into()),
+/// `plan` with, when `guarded`, the check that no ACH fund move of the trade is pending
+/// (`150` when a concurrent externalFundMove got there first).
+pub fn guard_ach<T>(plan: Plan<T>, client: &str, trade_id: &str, guarded: bool) -> Plan<T> {
+    if guarded {
+        plan.check(no_pending_ach(client, trade_id), ach_pending())
+    } else {
+        plan
     }
-}
-
-/// A short, growing, jittered pause before retrying a collided transaction.
-async fn backoff(attempt: usize) {
-    let jitter = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::from(d.subsec_nanos() % 7))
-        .unwrap_or(0);
-    let ms = (2u64 << attempt.min(5)) + jitter;
-    tokio::time::sleep(Duration::from_millis(ms)).await;
 }
 
 /// `yes`/`no` (also `1`/`0`, `true`/`false`), answered as `yes` or `no`.
