@@ -2,7 +2,6 @@
 //! transaction as the trade.
 
 use rust_decimal::Decimal;
-use serde_json::Value;
 use shared::model::offering;
 use shared::model::trade::{self, normalize_transaction_type, total_amount, Trade, TradeStatus};
 use shared::model::validate;
@@ -149,14 +148,14 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         };
         // The account and its primary party as read: a concurrent change fails the
         // transaction, and the next attempt's reads answer 148 or 135.
-        let record = Value::Object(t.created_record());
-        Ok(Plan::new(trade::insert(client, &t)?, record)
+        let event = t.created_event();
+        Ok(Plan::new(trade::insert(client, &t)?, t)
             .write(records::unchanged(client, &account))
             .write(primary_still_there(&ctx, &account.rec.id))
-            .event(t.created_event()))
+            .event(event))
     })
     .await
-    .map(|record| Reply::ok().with_value("purchaseDetails", insert_array(record)))
+    .map(|t| Reply::ok().with_value("purchaseDetails", insert_array(t.created_view())))
 }
 
 pub fn routes() -> Routes {

@@ -2,19 +2,18 @@
 //! updateTradeTransactionType, updateTradeArchivestatus and updateEligibleToCloseStatus.
 
 use rust_decimal::Decimal;
-use serde_json::{Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 use shared::model::offering::{self, six_decimals, Offering};
 use shared::model::trade::{
     self, json_number, normalize_transaction_type, total_amount, wrong_status, Trade, TradeStatus,
 };
 use shared::model::validate;
 use shared::records::Stored;
-use shared::webhooks::Event;
+use shared::webhooks::view_event;
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{
-    account_trade, existing_account, guard_ach, opt_date, record_event, trade_id, trade_of, units, yes_no,
-};
+use crate::support::{account_trade, existing_account, guard_ach, opt_date, trade_id, trade_of, units, yes_no};
 
 /// The trade fields updateTrade (and updateTradeStatus) may set, as parameters.
 pub const FIELD_NAMES: &[&str] = &[
@@ -99,6 +98,55 @@ fn check_units(o: &Offering, t: &Trade, name: &str, units: i64) -> Result<i64, A
     Ok(delta)
 }
 
+/// editTrade's `TradeFinancialDetails` and webhook.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EditView<'a> {
+    trade_id: &'a str,
+    shares: String,
+    share_price: Value,
+    total_shares: String,
+    remaining_shares: String,
+    /// `None` (the webhook of a trade without one) is omitted from the webhook.
+    close_id: Option<&'a str>,
+}
+
+impl<'a> EditView<'a> {
+    /// The answer: `sharePrice` a number, `closeId` always.
+    fn new(t: &'a Trade, total_shares: i64, remaining_shares: i64) -> Self {
+        EditView {
+            trade_id: &t.id,
+            shares: t.units.to_string(),
+            share_price: json_number(t.share_value()),
+            total_shares: total_shares.to_string(),
+            remaining_shares: remaining_shares.to_string(),
+            close_id: Some(&t.close_id),
+        }
+    }
+}
+
+/// editTradeUnits' `TradeFinancialDetails` and webhook.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EditUnitsView<'a> {
+    trade_id: &'a str,
+    share_price: Value,
+    unit_price: String,
+    total_shares: String,
+}
+
+impl<'a> EditUnitsView<'a> {
+    /// The answer: `sharePrice` a number.
+    fn new(t: &'a Trade) -> Self {
+        EditUnitsView {
+            trade_id: &t.id,
+            share_price: json_number(t.share_value()),
+            unit_price: six_decimals(t.unit_price),
+            total_shares: t.units.to_string(),
+        }
+    }
+}
+
 fn stamp(ctx: &Ctx, t: &mut Trade) {
     t.updated = ctx.now();
     t.updated_ip = ctx.ip.to_string();
@@ -144,25 +192,18 @@ pub async fn edit(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             }
             stamp(&ctx, &mut after);
             let remaining = o.remaining_shares - delta;
-            let event = Event::new("editTrade")
-                .field("tradeId", after.id.clone())
-                .field("shares", shares.to_string())
-                .field("sharePrice", six_decimals(after.share_value()))
-                .field("totalShares", o.total_shares.to_string())
-                .field("remainingShares", remaining.to_string())
-                .field_if_set("closeId", &after.close_id);
+            let view = EditView {
+                // The webhook's text; the answer's is a number.
+                share_price: Value::from(six_decimals(after.share_value())),
+                close_id: Some(after.close_id.as_str()).filter(|c| !c.is_empty()),
+                ..EditView::new(&after, o.total_shares, remaining)
+            };
+            let event = view_event("editTrade", &view);
             let writes = trade::replace(client, &stored, &after)?;
             Ok(Plan::new(writes, (after, o.total_shares, remaining)).event(event))
         })
         .await?;
-    let mut m = Map::new();
-    m.insert("tradeId".into(), after.id.clone().into());
-    m.insert("shares".into(), shares.to_string().into());
-    m.insert("sharePrice".into(), json_number(after.share_value()));
-    m.insert("totalShares".into(), total.to_string().into());
-    m.insert("remainingShares".into(), remaining.to_string().into());
-    m.insert("closeId".into(), after.close_id.clone().into());
-    Ok(Reply::ok().with_value("TradeFinancialDetails", Value::Object(m)))
+    Ok(Reply::ok().with("TradeFinancialDetails", EditView::new(&after, total, remaining)))
 }
 
 /// The offering of a trade, deleted ones included (`138` if it is gone entirely).
@@ -205,21 +246,17 @@ pub async fn edit_units(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             after.total_amount = total_amount(unit_price, total_shares, after.fees)
                 .ok_or_else(|| ApiError::invalid("totalShares", "the amount is out of range"))?;
             stamp(&ctx, &mut after);
-            let event = Event::new("editTradeUnits")
-                .field("tradeId", after.id.clone())
-                .field("sharePrice", six_decimals(after.share_value()))
-                .field("unitPrice", six_decimals(unit_price))
-                .field("totalShares", total_shares.to_string());
+            let view = EditUnitsView {
+                // The webhook's text; the answer's is a number.
+                share_price: Value::from(six_decimals(after.share_value())),
+                ..EditUnitsView::new(&after)
+            };
+            let event = view_event("editTradeUnits", &view);
             let writes = trade::replace(ctx.client_id(), &stored, &after)?;
             Ok(Plan::new(writes, after).event(event))
         })
         .await?;
-    let mut m = Map::new();
-    m.insert("tradeId".into(), after.id.clone().into());
-    m.insert("sharePrice".into(), json_number(after.share_value()));
-    m.insert("unitPrice".into(), six_decimals(unit_price).into());
-    m.insert("totalShares".into(), total_shares.to_string().into());
-    Ok(Reply::ok().with_value("TradeFinancialDetails", Value::Object(m)))
+    Ok(Reply::ok().with("TradeFinancialDetails", EditUnitsView::new(&after)))
 }
 
 /// The trade `id`, of `account` when given (`148` / `188` as [`account_trade`]).
@@ -275,7 +312,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         |plan, t| plan.event(t.update_event("updateTrade")),
     )
     .await?;
-    Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(after.details())])))
+    Ok(Reply::ok().with("tradeDetails", [after.details()]))
 }
 
 /// `POST /v3/updateTradeTransactionType`: `tradeId`, `transactionType` required (stored as
@@ -306,16 +343,12 @@ pub async fn update_transaction_type(ctx: Ctx, p: Params) -> Result<Reply, ApiEr
             Ok(())
         },
         move |plan, t| {
-            guard_ach(plan, &client, &t.id, true).event(
-                Event::new("updateTradeTransactionType")
-                    .field("tradeId", t.id.clone())
-                    .field("transactionType", t.transaction_type.clone()),
-            )
+            let event = view_event("updateTradeTransactionType", &t.transaction_type_event());
+            guard_ach(plan, &client, &t.id, true).event(event)
         },
     )
     .await?;
-    let record = Value::Object(after.transaction_type_record());
-    Ok(Reply::ok().with_value("TradeDetails", Value::Array(vec![record])))
+    Ok(Reply::ok().with("TradeDetails", [after.transaction_type_view()]))
 }
 
 /// `POST /v3/updateTradeArchivestatus`: `tradeId` and `archiveStatus` (`1`/`true` archives,
@@ -337,33 +370,10 @@ pub async fn update_archive_status(ctx: Ctx, p: Params) -> Result<Reply, ApiErro
             t.archived = archived;
             Ok(())
         },
-        |plan, t| plan.event(record_event("updateTradeArchivestatus", &archive_record(t))),
+        |plan, t| plan.event(view_event("updateTradeArchivestatus", &t.archive_view())),
     )
     .await?;
-    Ok(Reply::ok().with_value(
-        "tradeDetails",
-        Value::Array(vec![Value::Object(archive_record(&after))]),
-    ))
-}
-
-fn archive_record(t: &Trade) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("tradeId".into(), t.id.clone().into());
-    m.insert("partyId".into(), t.party_id.clone().into());
-    m.insert("offeringId".into(), t.offering_id.clone().into());
-    m.insert("orderStatus".into(), t.status.clone().into());
-    m.insert("archiveStatus".into(), t.archived_status().into());
-    m
-}
-
-fn eligible_record(t: &Trade) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("tradeId".into(), t.id.clone().into());
-    m.insert("accountId".into(), t.account_id.clone().into());
-    m.insert("offeringId".into(), t.offering_id.clone().into());
-    m.insert("orderStatus".into(), t.status.clone().into());
-    m.insert("eligibleToClose".into(), t.eligible_to_close.clone().into());
-    m
+    Ok(Reply::ok().with("tradeDetails", [after.archive_view()]))
 }
 
 /// `POST /v3/updateEligibleToCloseStatus` (named only in part 1; designed): `tradeId` and
@@ -388,13 +398,10 @@ pub async fn update_eligible_to_close(ctx: Ctx, p: Params) -> Result<Reply, ApiE
             t.eligible_to_close.clone_from(&eligible);
             Ok(())
         },
-        |plan, t| plan.event(record_event("updateEligibleToCloseStatus", &eligible_record(t))),
+        |plan, t| plan.event(view_event("updateEligibleToCloseStatus", &t.eligible_view())),
     )
     .await?;
-    Ok(Reply::ok().with_value(
-        "tradeDetails",
-        Value::Array(vec![Value::Object(eligible_record(&after))]),
-    ))
+    Ok(Reply::ok().with("tradeDetails", [after.eligible_view()]))
 }
 
 /// The edit routes.

@@ -12,21 +12,23 @@
 
 use std::collections::HashMap;
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::documents::DOCUMENT;
 use shared::esign::{self, Action, EsignStatus, Purpose};
+use shared::mask::MASK;
 use shared::model::link::no_primary_party;
 use shared::model::offering;
 use shared::model::subscription;
-use shared::model::trade::{self, wrong_status, Trade};
+use shared::model::trade::{self, wrong_status, FieldsView, OrderView, PartiesView, Trade};
 use shared::model::trade_esign::{self, aggregate, Nda, SignDoc, StoredSignDoc, NDA, SUBSCRIPTION};
 use shared::model::Party;
 use shared::providers::esign::{ESignError, ESignProvider, EnvelopeRequest, Signer, Template};
 use shared::records::{self, Stored};
-use shared::webhooks::Event;
+use shared::webhooks::{record_event, view_event, Event};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{existing_account, ids_event, primary, record_event, trade_id, trade_of};
+use crate::support::{existing_account, ids_event, primary, trade_id, trade_of};
 
 /// Most templates one sending carries: its envelopes and document records, the retired
 /// sending's voids, the trade and the webhooks are one transaction (at most 100 writes).
@@ -110,31 +112,56 @@ async fn signer(ctx: &Ctx, account: &str) -> Result<(String, Signer), ApiError> 
     Ok((party_id, signer))
 }
 
-/// An element of `document_details`: `documentKey`, `esignStatus`, `accountId` (observed).
-fn document_record(d: &SignDoc) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("documentKey".into(), d.document_key.clone().into());
-    m.insert("esignStatus".into(), d.status.as_str().into());
-    m.insert("accountId".into(), d.account_id.clone().into());
-    m
+/// An element of `document_details`: `documentKey`, `esignStatus`, `accountId` (observed),
+/// also the webhook of each document sent.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DocumentView<'a> {
+    document_key: &'a str,
+    esign_status: &'static str,
+    account_id: &'a str,
+}
+
+impl<'a> DocumentView<'a> {
+    fn new(d: &'a SignDoc) -> Self {
+        DocumentView {
+            document_key: &d.document_key,
+            esign_status: d.status.as_str(),
+            account_id: &d.account_id,
+        }
+    }
 }
 
 fn documents_reply(docs: &[SignDoc]) -> Reply {
-    let list = docs.iter().map(|d| Value::Object(document_record(d))).collect();
-    Reply::ok().with_value("document_details", Value::Array(list))
+    let list: Vec<_> = docs.iter().map(DocumentView::new).collect();
+    Reply::ok().with("document_details", list)
+}
+
+/// The webhook of the embedded variant (which answers no record): `tradeId`, `accountId`,
+/// `documentKey` (the keys, comma separated) and `esignStatus` (the trade's).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EmbeddedSendingView<'a> {
+    trade_id: &'a str,
+    account_id: &'a str,
+    document_key: &'a str,
+    esign_status: &'a str,
 }
 
 /// The webhooks of a sending: one per document with its record, or for the embedded
-/// variant (which answers no record) one with `tradeId`, `accountId`, `documentKey` (the
-/// keys, comma separated) and `esignStatus` (the trade's).
+/// variant one for the trade.
 fn sending_events(method: &str, how: Sending, trade: &Trade, docs: &[SignDoc]) -> Vec<Event> {
     match how {
-        Sending::Embedded => vec![Event::new(method)
-            .field("tradeId", trade.id.clone())
-            .field("accountId", trade.account_id.clone())
-            .field("documentKey", trade.document_key.clone())
-            .field("esignStatus", trade.esign_status.clone())],
-        _ => docs.iter().map(|d| record_event(method, &document_record(d))).collect(),
+        Sending::Embedded => {
+            let view = EmbeddedSendingView {
+                trade_id: &trade.id,
+                account_id: &trade.account_id,
+                document_key: &trade.document_key,
+                esign_status: &trade.esign_status,
+            };
+            vec![view_event(method, &view)]
+        }
+        _ => docs.iter().map(|d| view_event(method, &DocumentView::new(d))).collect(),
     }
 }
 
@@ -300,41 +327,46 @@ pub async fn resend_subscription(ctx: Ctx, p: Params) -> Result<Reply, ApiError>
 /// `documentId` (its envelope key), `esignstatus`, `templateName` (`<templateId>--<name>`),
 /// `widgetTemplate` (`1` for a document the client platform presents, `0` for an emailed
 /// one), `docsId` (the offering template's `templateNameID`), then the trade's fields.
-fn signed_view(d: &SignDoc, t: &Trade) -> Map<String, Value> {
-    let trade = t.details();
-    let mut m = Map::new();
-    m.insert("orderId".into(), t.id.clone().into());
-    m.insert("id".into(), d.id.clone().into());
-    m.insert("documentId".into(), d.document_key.clone().into());
-    m.insert("esignstatus".into(), d.status.as_str().into());
-    m.insert("templateName".into(), d.template_label().into());
-    m.insert("widgetTemplate".into(), if d.embedded { "1" } else { "0" }.into());
-    m.insert("docsId".into(), d.offering_template_id.clone().into());
-    for k in [
-        "developerAPIKey",
-        "offeringId",
-        "accountId",
-        "partyId",
-        "party_type",
-        "escrowId",
-        "transactionType",
-        "totalAmount",
-        "totalShares",
-        "orderStatus",
-        "createdDate",
-        "createdIpAddress",
-        "errors",
-        "documentKey",
-        "esignStatus",
-        "users",
-        "field1",
-        "field2",
-        "field3",
-        "archived_status",
-    ] {
-        m.insert(k.into(), trade.get(k).cloned().unwrap_or(Value::Null));
+#[derive(Serialize)]
+struct SignedView<'a> {
+    #[serde(rename = "orderId")]
+    order_id: &'a str,
+    id: &'a str,
+    #[serde(rename = "documentId")]
+    document_id: &'a str,
+    esignstatus: &'static str,
+    #[serde(rename = "templateName")]
+    template_name: String,
+    #[serde(rename = "widgetTemplate")]
+    widget_template: &'static str,
+    #[serde(rename = "docsId")]
+    docs_id: &'a str,
+    #[serde(rename = "developerAPIKey")]
+    developer_api_key: &'static str,
+    #[serde(flatten)]
+    parties: PartiesView<'a>,
+    #[serde(flatten)]
+    order: OrderView<'a>,
+    #[serde(flatten)]
+    fields: FieldsView<'a>,
+    archived_status: &'static str,
+}
+
+fn signed_view<'a>(d: &'a SignDoc, t: &'a Trade) -> SignedView<'a> {
+    SignedView {
+        order_id: &t.id,
+        id: &d.id,
+        document_id: &d.document_key,
+        esignstatus: d.status.as_str(),
+        template_name: d.template_label(),
+        widget_template: if d.embedded { "1" } else { "0" },
+        docs_id: &d.offering_template_id,
+        developer_api_key: MASK,
+        parties: t.parties(),
+        order: t.order(),
+        fields: t.fields(),
+        archived_status: t.archived_status(),
     }
-    m
 }
 
 /// `POST /v3/getTradeSignedDocument`: `tradeId`; `SignedDocumentDetails` = the object of the
@@ -343,7 +375,7 @@ fn signed_view(d: &SignDoc, t: &Trade) -> Map<String, Value> {
 /// ever sent: body statusCode `404`. Fires `getTradeSignedDocument` with the object's fields.
 pub async fn get_trade_signed(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let view = ctx
+    let (doc, t) = ctx
         .transact(async move |ctx, _| {
             let t = trade_of(&ctx, &id).await?.rec;
             let docs = trade_esign::of_trade(ctx.store(), ctx.client_id(), &t.id).await?;
@@ -355,12 +387,11 @@ pub async fn get_trade_signed(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 })
                 .or_else(|| docs.iter().find(|d| d.doc.current))
                 .ok_or_else(|| ApiError::coded("404", "No subscription document has been sent for this trade"))?;
-            let view = signed_view(&chosen.doc, &t);
-            let event = record_event("getTradeSignedDocument", &view);
-            Ok(Plan::answer(view).event(event))
+            let event = view_event("getTradeSignedDocument", &signed_view(&chosen.doc, &t));
+            Ok(Plan::answer((chosen.doc.clone(), t)).event(event))
         })
         .await?;
-    Ok(Reply::ok().with_value("SignedDocumentDetails", Value::Object(view)))
+    Ok(Reply::ok().with("SignedDocumentDetails", signed_view(&doc, &t)))
 }
 
 /// An optional numeric ID parameter (blank counts as absent).
@@ -383,7 +414,7 @@ pub async fn get_all_signed(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         .opt(&["accountId"])?
         .map(|a| a.trim().to_owned())
         .filter(|a| !a.is_empty());
-    let out = ctx
+    let (docs, trades) = ctx
         .transact(async move |ctx, _| {
             if let Some(a) = &account_f {
                 existing_account(&ctx, a).await?;
@@ -412,16 +443,11 @@ pub async fn get_all_signed(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 .filter(|d| offering_f.as_deref().is_none_or(|o| d.offering_id == o))
                 .collect();
             let mut trades: HashMap<String, Trade> = HashMap::new();
-            let mut out = Vec::with_capacity(docs.len());
             for d in &docs {
                 if !trades.contains_key(&d.trade_id) {
-                    match trade::load(ctx.store(), client, &d.trade_id).await? {
-                        Some(t) => trades.insert(d.trade_id.clone(), t.rec),
-                        None => continue,
-                    };
-                }
-                if let Some(t) = trades.get(&d.trade_id) {
-                    out.push(Value::Object(signed_view(d, t)));
+                    if let Some(t) = trade::load(ctx.store(), client, &d.trade_id).await? {
+                        trades.insert(d.trade_id.clone(), t.rec);
+                    }
                 }
             }
             let event = ids_event(
@@ -430,10 +456,15 @@ pub async fn get_all_signed(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 "documentIds",
                 docs.iter().map(|d| d.id.clone()),
             );
-            Ok(Plan::answer(out).event(event))
+            Ok(Plan::answer((docs, trades)).event(event))
         })
         .await?;
-    Ok(Reply::ok().with_value("SignedDocumentDetails", Value::Array(out)))
+    // A document whose trade is gone is left out of the answer (not of the webhook).
+    let out: Vec<_> = docs
+        .iter()
+        .filter_map(|d| trades.get(&d.trade_id).map(|t| signed_view(d, t)))
+        .collect();
+    Ok(Reply::ok().with("SignedDocumentDetails", out))
 }
 
 /// The change a client may make to an envelope it sent: send a draft (`NOTSIGNED`) or

@@ -6,14 +6,13 @@
 //! `noteId` alone find it. Deletes are virtual.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 use shared::ids::sortable;
 use shared::model::trade;
 use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Val, Write};
-use shared::webhooks::Event;
+use shared::webhooks::{view_event, Event};
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{ids_event, record_event, trade_id, trade_of};
+use crate::support::{ids_event, trade_id, trade_of};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -31,18 +30,38 @@ struct TradeNote {
     updated: String,
 }
 
+/// The note record: `noteId`, `tradeId`, `authorname`, `note`, `createdDate`,
+/// `updatedDate` (part 2's note record with the IDs the other note operations take), also
+/// the webhook of addTradeNote and updateTradeNote.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NoteView<'a> {
+    note_id: &'a str,
+    trade_id: &'a str,
+    authorname: &'a str,
+    note: &'a str,
+    created_date: &'a str,
+    updated_date: &'a str,
+}
+
+/// deleteTradeNote's webhook.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NoteRefView<'a> {
+    note_id: &'a str,
+    trade_id: &'a str,
+}
+
 impl TradeNote {
-    /// The note record: `noteId`, `tradeId`, `authorname`, `note`, `createdDate`,
-    /// `updatedDate` (part 2's note record with the IDs the other note operations take).
-    fn view(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("noteId".into(), self.id.clone().into());
-        m.insert("tradeId".into(), self.trade_id.clone().into());
-        m.insert("authorname".into(), self.authorname.clone().into());
-        m.insert("note".into(), self.note.clone().into());
-        m.insert("createdDate".into(), self.created.clone().into());
-        m.insert("updatedDate".into(), self.updated.clone().into());
-        m
+    fn view(&self) -> NoteView<'_> {
+        NoteView {
+            note_id: &self.id,
+            trade_id: &self.trade_id,
+            authorname: &self.authorname,
+            note: &self.note,
+            created_date: &self.created,
+            updated_date: &self.updated,
+        }
     }
 }
 
@@ -114,7 +133,7 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let text = p.req(&["notes"])?;
     // Allocated on the first attempt, and kept by re-planned ones.
     let mut note_id: Option<String> = None;
-    let record = ctx
+    let note = ctx
         .transact(async move |ctx, _| {
             let t = trade_of(&ctx, &id).await?.rec;
             let now = ctx.now();
@@ -140,12 +159,11 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                     cond: Some(Cond::NotExists),
                 },
             ];
-            let record = note.view();
-            let event = record_event("addTradeNote", &record);
-            Ok(Plan::new(writes, record).event(event))
+            let event = view_event("addTradeNote", &note.view());
+            Ok(Plan::new(writes, note).event(event))
         })
         .await?;
-    Ok(Reply::ok().with_value("notesDetails", insert_array(Value::Object(record))))
+    Ok(Reply::ok().with_value("notesDetails", insert_array(note.view())))
 }
 
 /// `POST /v3/getTradeNote`: `tradeId` required (`188` unknown); `noteId` optional (only that
@@ -154,7 +172,7 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// and `noteIds`.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let records = ctx
+    let notes = ctx
         .transact(async move |ctx, _| {
             let t = trade_of(&ctx, &id).await?.rec;
             let only = match p.opt(&["noteId"])?.filter(|n| !n.trim().is_empty()) {
@@ -186,11 +204,11 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 "noteIds",
                 notes.iter().map(|n| n.id.clone()),
             );
-            let records: Vec<Value> = notes.iter().map(|n| Value::Object(n.view())).collect();
-            Ok(Plan::answer(records).event(event))
+            Ok(Plan::answer(notes).event(event))
         })
         .await?;
-    Ok(Reply::ok().with_value("notesDetails", Value::Array(records)))
+    let records: Vec<_> = notes.iter().map(TradeNote::view).collect();
+    Ok(Reply::ok().with("notesDetails", records))
 }
 
 /// Writes `change` of the note named by `noteId`, conditioned on the version read.
@@ -229,10 +247,10 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 n.authorname.clone_from(a);
             }
         },
-        |n| record_event("updateTradeNote", &n.view()),
+        |n| view_event("updateTradeNote", &n.view()),
     )
     .await?;
-    Ok(Reply::ok().with_value("notesDetails", Value::Array(vec![Value::Object(after.view())])))
+    Ok(Reply::ok().with("notesDetails", [after.view()]))
 }
 
 /// `POST /v3/deleteTradeNote`: `noteId` required; a virtual delete (the note leaves
@@ -244,9 +262,11 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         p,
         |n| n.deleted = true,
         |n| {
-            Event::new("deleteTradeNote")
-                .field("noteId", n.id.clone())
-                .field("tradeId", n.trade_id.clone())
+            let view = NoteRefView {
+                note_id: &n.id,
+                trade_id: &n.trade_id,
+            };
+            view_event("deleteTradeNote", &view)
         },
     )
     .await?;

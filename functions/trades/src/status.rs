@@ -5,11 +5,10 @@
 //! a cancellation (`CANCELED`, `Rejected`) voids the trade's subscription documents still
 //! out in that same transaction (`trade_esign::cancellation_voids`).
 
-use serde_json::{json, Value};
 use shared::esign;
 use shared::model::trade::{self, wrong_status, Cancellation, TradeStatus};
 use shared::model::trade_esign::{self, Voids};
-use shared::webhooks::Event;
+use shared::webhooks::view_event;
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use crate::edits::{TradeFields, FIELD_NAMES};
@@ -98,7 +97,7 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 }
 
 fn details_reply(t: &trade::Trade) -> Reply {
-    Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(t.details())]))
+    Reply::ok().with("tradeDetails", [t.details()])
 }
 
 /// `POST /v3/deleteTrade`: `accountId` and `tradeId` required, `errDesc` optional (stored as
@@ -134,7 +133,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             let mut voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
             let writes = trade::replace(client, &stored, &after)?;
             let trade_id = after.id.clone();
-            let event = Event::new("deleteTrade").field("tradeId", trade_id.clone());
+            let event = view_event("deleteTrade", &after.reference());
             let (void_writes, void_events) = (std::mem::take(&mut voids.writes), std::mem::take(&mut voids.events));
             let plan = Plan::new(writes, (after, voids)).writes(void_writes);
             Ok(guard_ach(plan, client, &trade_id, true)
@@ -143,22 +142,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         })
         .await?;
     void_at_provider(&ctx, &after.id, &voids).await;
-    let record = json!({
-        "partyId": after.party_id,
-        "offeringId": after.offering_id,
-        "orderStatus": after.status,
-    });
-    Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![record])))
-}
-
-/// The cancelInvestment webhook: `accountId`, `OrderId`, `Transaction Type` (a space in the
-/// name: it arrives form-encoded as `Transaction+Type`), `OrderStatus`.
-fn cancel_event(method: &str, t: &trade::Trade) -> Event {
-    Event::new(method)
-        .field("accountId", t.account_id.clone())
-        .field("OrderId", t.id.clone())
-        .field("Transaction Type", t.transaction_type.clone())
-        .field("OrderStatus", t.status.clone())
+    Ok(Reply::ok().with("tradeDetails", [after.deleted_view()]))
 }
 
 /// cancelInvestment and fundReturnRequest: the same cancellation, answered under `key` and
@@ -199,7 +183,10 @@ async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) ->
             let trade_id = after.id.clone();
             // The inner status change fires its own webhook first, then the method's, then one
             // updateDocuSignStatus per document voided.
-            let events = [after.status_event(STATUS_METHOD), cancel_event(&method, &after)];
+            let events = [
+                after.status_event(STATUS_METHOD),
+                view_event(&method, &after.cancel_event()),
+            ];
             let (void_writes, void_events) = (std::mem::take(&mut voids.writes), std::mem::take(&mut voids.events));
             let plan = Plan::new(writes, (after, voids)).writes(void_writes);
             Ok(guard_ach(plan, client, &trade_id, current == TradeStatus::Created)
@@ -208,8 +195,7 @@ async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) ->
         })
         .await?;
     void_at_provider(&ctx, &after.id, &voids).await;
-    let record = Value::Object(after.cancelled_record());
-    Ok(Reply::ok().with_value(key, Value::Array(vec![record])))
+    Ok(Reply::ok().with(key, [after.cancelled_view()]))
 }
 
 /// `POST /v3/cancelInvestment`: `tradeId`, `requestedBy`, `reason` required; `notes`,

@@ -2,12 +2,13 @@
 //! order CONTRACT.md gives (parameters `106`, then `148`, `138`, `188`, then the rules), the
 //! pending-ACH guard, and webhooks made of response records.
 
+use serde::Serialize;
+use serde_json::{Map, Value};
 use shared::model::link::{primary_key, primary_party};
 use shared::model::trade::{self, ach_pending, no_pending_ach, Trade};
 use shared::model::{validate, Account};
 use shared::records::{self, Stored};
 use shared::store::{Cond, Write};
-pub use shared::webhooks::record_event;
 use shared::webhooks::Event;
 use shared::{ApiError, Ctx, Params, Plan};
 
@@ -101,6 +102,15 @@ pub fn ids_event(method: &str, lead: Option<(&str, &str)>, name: &str, ids: impl
         None => e,
     };
     e.field(name, ids.collect::<Vec<_>>().join(","))
+}
+
+/// A view as a JSON object (the list reads take objects). Views have string keys, so
+/// serializing them cannot fail.
+pub fn object(view: &impl Serialize) -> Map<String, Value> {
+    match serde_json::to_value(view) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
 }
 
 /// `plan` with, when `guarded`, the check that no ACH fund move of the trade is pending
