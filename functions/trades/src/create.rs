@@ -2,10 +2,12 @@
 //! transaction as the trade.
 
 use rust_decimal::Decimal;
+use shared::model::ids::numeric_id;
 use shared::model::offering;
-use shared::model::trade::{self, normalize_transaction_type, total_amount, Trade, TradeStatus};
+use shared::model::trade::{normalize_transaction_type, total_amount, Trade, TradeStatus};
 use shared::model::validate;
 use shared::records;
+use shared::records::trade;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use crate::support::{active_account, ip_param, opt_date, primary, primary_still_there, units};
@@ -43,7 +45,7 @@ struct Request {
 fn parse(ctx: &Ctx, p: &Params) -> Result<Request, ApiError> {
     ctx.check_fields(p, FIELDS)?;
     let account = p.req(&["accountId"])?.trim().to_owned();
-    let offering = trade::numeric_id("offeringId", &p.req(&["offeringId"])?)?;
+    let offering = numeric_id("offeringId", &p.req(&["offeringId"])?)?;
     let transaction_type = normalize_transaction_type(&p.req(&["transactionType"])?);
     if transaction_type.is_empty() {
         return Err(ApiError::missing("transactionType"));

@@ -4,11 +4,11 @@
 use rust_decimal::Decimal;
 use serde::Serialize;
 use serde_json::Value;
+use shared::model::ids::{no_trade, numeric_id};
 use shared::model::offering::{self, six_decimals, Offering};
-use shared::model::trade::{
-    self, json_number, normalize_transaction_type, total_amount, wrong_status, Trade, TradeStatus,
-};
+use shared::model::trade::{json_number, normalize_transaction_type, total_amount, wrong_status, Trade, TradeStatus};
 use shared::model::validate;
+use shared::records::trade;
 use shared::records::Stored;
 use shared::webhooks::view_event;
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
@@ -162,7 +162,7 @@ fn stamp(ctx: &Ctx, t: &mut Trade) {
 pub async fn edit(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, &["shares", "closeId"])?;
     let account = p.req(&["accountId"])?;
-    let offering_id = trade::numeric_id("offeringId", &p.req(&["offeringId"])?)?;
+    let offering_id = numeric_id("offeringId", &p.req(&["offeringId"])?)?;
     let id = trade_id(&p)?;
     let shares = units(&p, "shares")?;
     let close_id = p.opt(&["closeId"])?;
@@ -173,7 +173,7 @@ pub async fn edit(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             let o = offering::live(ctx.store(), client, &offering_id).await?.rec;
             let stored = trade_of(&ctx, &id).await?;
             if stored.rec.account_id != a.rec.id || stored.rec.offering_id != o.id {
-                return Err(trade::no_trade());
+                return Err(no_trade());
             }
             let status = stored.rec.holding().status;
             if !matches!(status, TradeStatus::Created | TradeStatus::Funded) {

@@ -17,13 +17,15 @@ use serde_json::{Map, Value};
 use shared::documents::DOCUMENT;
 use shared::esign::{self, Action, EsignStatus, Purpose};
 use shared::mask::MASK;
+use shared::model::ids::{no_trade, numeric_id};
 use shared::model::link::no_primary_party;
 use shared::model::offering;
 use shared::model::subscription;
-use shared::model::trade::{self, wrong_status, FieldsView, OrderView, PartiesView, Trade};
+use shared::model::trade::{wrong_status, FieldsView, OrderView, PartiesView, Trade};
 use shared::model::trade_esign::{self, aggregate, Nda, SignDoc, StoredSignDoc, NDA, SUBSCRIPTION};
 use shared::model::Party;
 use shared::providers::esign::{ESignError, ESignProvider, EnvelopeRequest, Signer, Template};
+use shared::records::trade;
 use shared::records::{self, Stored};
 use shared::webhooks::{record_event, view_event, Event};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
@@ -64,7 +66,7 @@ struct Target {
 impl Target {
     fn parse(p: &Params) -> Result<Target, ApiError> {
         Ok(Target {
-            offering: trade::numeric_id("offeringId", &p.req(&["offeringId"])?)?,
+            offering: numeric_id("offeringId", &p.req(&["offeringId"])?)?,
             account: p.req(&["accountId"])?.trim().to_owned(),
             trade: trade_id(p)?,
         })
@@ -77,7 +79,7 @@ impl Target {
         offering::live(ctx.store(), ctx.client_id(), &self.offering).await?;
         let t = trade_of(ctx, &self.trade).await?;
         if t.rec.account_id != account.rec.id || t.rec.offering_id != self.offering {
-            return Err(trade::no_trade());
+            return Err(no_trade());
         }
         Ok(t)
     }
@@ -397,7 +399,7 @@ pub async fn get_trade_signed(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// An optional numeric ID parameter (blank counts as absent).
 fn opt_numeric(p: &Params, name: &str) -> Result<Option<String>, ApiError> {
     match p.opt(&[name])? {
-        Some(v) if !v.trim().is_empty() => trade::numeric_id(name, &v).map(Some),
+        Some(v) if !v.trim().is_empty() => numeric_id(name, &v).map(Some),
         _ => Ok(None),
     }
 }
@@ -546,7 +548,7 @@ async fn nda_template(ctx: &Ctx, provider: &dyn ESignProvider, wanted: Option<&s
 /// with those fields; `updateNdaDocuSignStatus` follows when it is signed.
 pub async fn send_nda(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?.trim().to_owned();
-    let offering_id = trade::numeric_id("offeringId", &p.req(&["offeringId"])?)?;
+    let offering_id = numeric_id("offeringId", &p.req(&["offeringId"])?)?;
     let wanted = p
         .opt(&["templateId"])?
         .map(|t| t.trim().to_owned())
@@ -610,7 +612,7 @@ pub async fn send_nda(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `updateNdaDocuSignStatus` fires only when an NDA is signed (part 1), which the provider
 /// reports. Answers `document_details` = `[sendNda's record]`.
 pub async fn update_nda_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let ref_num = trade::numeric_id("refNum", &p.req(&["refNum"])?)?;
+    let ref_num = numeric_id("refNum", &p.req(&["refNum"])?)?;
     let action = client_action(&p)?;
     let reason = p.text(&["reason"])?;
     let unknown = || ApiError::invalid("refNum", "NDA does not exist");

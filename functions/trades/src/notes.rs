@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 use shared::ids::sortable;
-use shared::model::trade;
+use shared::model::ids::numeric_id;
 use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Val, Write};
 use shared::webhooks::{view_event, Event};
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
@@ -105,14 +105,14 @@ fn note_write(client: &str, n: &TradeNote, v: i64, cond: Cond) -> Result<Write, 
 /// The live note named by the `noteId` parameter (numeric, `106` otherwise) and its version;
 /// `106` when unknown or deleted, or (when `tradeId` is sent) another trade's.
 async fn live_note(ctx: &Ctx, p: &Params) -> Result<(TradeNote, i64), ApiError> {
-    let id = trade::numeric_id("noteId", &p.req(&["noteId"])?)?;
+    let id = numeric_id("noteId", &p.req(&["noteId"])?)?;
     let client = ctx.client_id();
     let Some(pointer) = ctx.store().get(&pointer_key(client, &id)).await? else {
         return Err(no_note());
     };
     let trade_id = pointer.get("tradeId").and_then(Val::as_str).unwrap_or("").to_owned();
     if let Some(sent) = p.opt(&["tradeId"])?.filter(|t| !t.trim().is_empty()) {
-        if trade::numeric_id("tradeId", &sent)? != trade_id {
+        if numeric_id("tradeId", &sent)? != trade_id {
             return Err(no_note());
         }
     }
@@ -176,7 +176,7 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         .transact(async move |ctx, _| {
             let t = trade_of(&ctx, &id).await?.rec;
             let only = match p.opt(&["noteId"])?.filter(|n| !n.trim().is_empty()) {
-                Some(n) => Some(trade::numeric_id("noteId", &n)?),
+                Some(n) => Some(numeric_id("noteId", &n)?),
                 None => None,
             };
             let mut q = Query::new(Index::Table, note_pk(ctx.client_id(), &t.id));

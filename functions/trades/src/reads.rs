@@ -11,10 +11,12 @@ use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::mask::MASK;
 use shared::model::custodian_settings::CustodianSettings;
+use shared::model::ids::numeric_id;
 use shared::model::offering::{self, six_decimals, Offering};
-use shared::model::trade::{self, pending_ach_key, CancelledView, Trade};
+use shared::model::trade::{CancelledView, Trade};
 use shared::model::Account;
 use shared::records;
+use shared::records::trade::{self, pending_ach_key};
 use shared::store::{Index, Query};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
@@ -61,7 +63,7 @@ pub async fn get_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// not deleted, oldest first, as OBSERVED.md shows them (empty array when none). One query.
 /// Webhook: `offeringId`, `tradeIds`.
 pub async fn for_offering(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let id = trade::numeric_id("offeringId", &p.req(&["offeringId"])?)?;
+    let id = numeric_id("offeringId", &p.req(&["offeringId"])?)?;
     let trades = ctx
         .transact(async move |ctx, _| {
             let o = offering::live(ctx.store(), ctx.client_id(), &id).await?.rec;

@@ -1,13 +1,14 @@
 //! Trade status moves: updateTradeStatus, deleteTrade, cancelInvestment and its deprecated
 //! alias fundReturnRequest. Every move follows the state table of
-//! `shared::model::trade::TradeStatus::next` and commits the trade, its offering's counters
+//! `shared::model::TradeStatus::next` and commits the trade, its offering's counters
 //! (units given back, open-trade count, funding totals) and its webhooks in one transaction;
 //! a cancellation (`CANCELED`, `Rejected`) voids the trade's subscription documents still
 //! out in that same transaction (`trade_esign::cancellation_voids`).
 
 use shared::esign;
-use shared::model::trade::{self, wrong_status, Cancellation, TradeStatus};
+use shared::model::trade::{wrong_status, Cancellation, Trade, TradeStatus};
 use shared::model::trade_esign::{self, Voids};
+use shared::records::trade;
 use shared::webhooks::view_event;
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
@@ -96,7 +97,7 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     Ok(details_reply(&after))
 }
 
-fn details_reply(t: &trade::Trade) -> Reply {
+fn details_reply(t: &Trade) -> Reply {
     Reply::ok().with("tradeDetails", [t.details()])
 }
 

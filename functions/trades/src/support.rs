@@ -4,9 +4,11 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use shared::model::ids::{no_trade, numeric_id};
 use shared::model::link::{primary_key, primary_party};
-use shared::model::trade::{self, ach_pending, no_pending_ach, Trade};
+use shared::model::trade::{ach_pending, Trade};
 use shared::model::{validate, Account};
+use shared::records::trade::{self, no_pending_ach};
 use shared::records::{self, Stored};
 use shared::store::{Cond, Write};
 use shared::webhooks::Event;
@@ -51,7 +53,7 @@ pub fn primary_still_there(ctx: &Ctx, account: &str) -> Write {
 
 /// The required `tradeId` parameter: `106` when missing or not numeric.
 pub fn trade_id(p: &Params) -> Result<String, ApiError> {
-    trade::numeric_id("tradeId", &p.req(&["tradeId"])?)
+    numeric_id("tradeId", &p.req(&["tradeId"])?)
 }
 
 /// A trade of the caller by the `tradeId` parameter (deleted ones included), or `188`.
@@ -65,7 +67,7 @@ pub async fn account_trade(ctx: &Ctx, account: &str, trade_id: &str) -> Result<S
     let a = existing_account(ctx, account).await?;
     let t = trade_of(ctx, trade_id).await?;
     if t.rec.account_id != a.rec.id {
-        return Err(trade::no_trade());
+        return Err(no_trade());
     }
     Ok(t)
 }
