@@ -2,7 +2,7 @@
 //! transaction as the trade.
 
 use rust_decimal::Decimal;
-use shared::model::ids::numeric_id;
+use shared::model::ids::{numeric_id, AccountId};
 use shared::model::offering;
 use shared::model::trade::{normalize_transaction_type, total_amount, Trade, TradeStatus};
 use shared::model::validate;
@@ -34,7 +34,7 @@ const PENDING: &str = "Pending";
 
 /// What createTrade was sent, parsed before anything is read.
 struct Request {
-    account: String,
+    account: AccountId,
     offering: String,
     transaction_type: String,
     units: i64,
@@ -44,7 +44,7 @@ struct Request {
 
 fn parse(ctx: &Ctx, p: &Params) -> Result<Request, ApiError> {
     ctx.check_fields(p, FIELDS)?;
-    let account = p.req(&["accountId"])?.trim().to_owned();
+    let account = p.req(&["accountId"])?;
     let offering = numeric_id("offeringId", &p.req(&["offeringId"])?)?;
     let transaction_type = normalize_transaction_type(&p.req(&["transactionType"])?);
     if transaction_type.is_empty() {
@@ -75,7 +75,8 @@ fn parse(ctx: &Ctx, p: &Params) -> Result<Request, ApiError> {
         ..Trade::default()
     };
     Ok(Request {
-        account,
+        // Checked after the other parameters: a malformed ID answers 148 as an unknown one.
+        account: AccountId::parse(&account)?,
         offering,
         transaction_type,
         units,

@@ -4,7 +4,7 @@
 use rust_decimal::Decimal;
 use serde::Serialize;
 use serde_json::Value;
-use shared::model::ids::{no_trade, numeric_id};
+use shared::model::ids::{no_trade, numeric_id, AccountId};
 use shared::model::offering::{self, six_decimals, Offering};
 use shared::model::trade::{json_number, normalize_transaction_type, total_amount, wrong_status, Trade, TradeStatus};
 use shared::model::validate;
@@ -166,6 +166,7 @@ pub async fn edit(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
     let shares = units(&p, "shares")?;
     let close_id = p.opt(&["closeId"])?;
+    let account = AccountId::parse(&account)?;
     let (after, total, remaining) = ctx
         .transact(async move |ctx, _| {
             let client = ctx.client_id();
@@ -229,6 +230,7 @@ pub async fn edit_units(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     if unit_price <= Decimal::ZERO {
         return Err(ApiError::invalid("unitPrice", "must be greater than zero"));
     }
+    let account = AccountId::parse(&account)?;
     let after = ctx
         .transact(async move |ctx, _| {
             let stored = account_trade(&ctx, &account, &id).await?;
@@ -260,7 +262,7 @@ pub async fn edit_units(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 }
 
 /// The trade `id`, of `account` when given (`148` / `188` as [`account_trade`]).
-async fn load(ctx: &Ctx, account: Option<&str>, id: &str) -> Result<Stored<Trade>, ApiError> {
+async fn load(ctx: &Ctx, account: Option<&AccountId>, id: &str) -> Result<Stored<Trade>, ApiError> {
     match account {
         Some(a) => account_trade(ctx, a, id).await,
         None => trade_of(ctx, id).await,
@@ -272,13 +274,13 @@ async fn load(ctx: &Ctx, account: Option<&str>, id: &str) -> Result<Stored<Trade
 /// `change` answers the rule the trade breaks.
 async fn simple_change(
     ctx: &Ctx,
-    account: Option<String>,
+    account: Option<AccountId>,
     id: String,
     change: impl Fn(&mut Trade) -> Result<(), ApiError> + Send,
     finish: impl Fn(Plan<Trade>, &Trade) -> Plan<Trade> + Send,
 ) -> Result<Trade, ApiError> {
     ctx.transact(async move |ctx, _| {
-        let stored = load(&ctx, account.as_deref(), &id).await?;
+        let stored = load(&ctx, account.as_ref(), &id).await?;
         let mut after = stored.rec.clone();
         change(&mut after)?;
         stamp(&ctx, &mut after);
@@ -298,6 +300,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let id = trade_id(&p)?;
     let fields = TradeFields::parse(&p)?;
+    let account = AccountId::parse(&account)?;
     let after = simple_change(
         &ctx,
         Some(account),

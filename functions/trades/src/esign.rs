@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use shared::documents::DOCUMENT;
 use shared::esign::{self, Action, EsignStatus, Purpose};
 use shared::mask::MASK;
-use shared::model::ids::{no_trade, numeric_id};
+use shared::model::ids::{no_trade, numeric_id, AccountId};
 use shared::model::link::no_primary_party;
 use shared::model::offering;
 use shared::model::subscription;
@@ -59,16 +59,21 @@ enum Sending {
 /// The IDs a subscription operation names.
 struct Target {
     offering: String,
-    account: String,
+    account: AccountId,
     trade: String,
 }
 
 impl Target {
     fn parse(p: &Params) -> Result<Target, ApiError> {
+        let offering = numeric_id("offeringId", &p.req(&["offeringId"])?)?;
+        let account = p.req(&["accountId"])?;
+        let trade = trade_id(p)?;
+        // Checked after the other parameters: a malformed ID answers 148 as an unknown one.
+        let account = AccountId::parse(&account)?;
         Ok(Target {
-            offering: numeric_id("offeringId", &p.req(&["offeringId"])?)?,
-            account: p.req(&["accountId"])?.trim().to_owned(),
-            trade: trade_id(p)?,
+            offering,
+            account,
+            trade,
         })
     }
 
@@ -218,7 +223,7 @@ async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<S
                 stored.rec.status
             )));
         }
-        let (party_id, signer) = signer(&ctx, &target.account).await?;
+        let (party_id, signer) = signer(&ctx, target.account.as_str()).await?;
         let mut templates = subscription::active(ctx.store(), client, &target.offering).await?;
         if templates.is_empty() {
             return Err(ApiError::invalid(
@@ -414,8 +419,9 @@ pub async fn get_all_signed(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let offering_f = opt_numeric(&p, "offeringId")?;
     let account_f = p
         .opt(&["accountId"])?
-        .map(|a| a.trim().to_owned())
-        .filter(|a| !a.is_empty());
+        .filter(|a| !a.trim().is_empty())
+        .map(|a| AccountId::parse(&a))
+        .transpose()?;
     let (docs, trades) = ctx
         .transact(async move |ctx, _| {
             if let Some(a) = &account_f {
@@ -441,7 +447,7 @@ pub async fn get_all_signed(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             };
             let docs: Vec<SignDoc> = docs
                 .into_iter()
-                .filter(|d| account_f.as_deref().is_none_or(|a| d.account_id == a))
+                .filter(|d| account_f.as_ref().is_none_or(|a| d.account_id == a.as_str()))
                 .filter(|d| offering_f.as_deref().is_none_or(|o| d.offering_id == o))
                 .collect();
             let mut trades: HashMap<String, Trade> = HashMap::new();
@@ -547,13 +553,14 @@ async fn nda_template(ctx: &Ctx, provider: &dyn ESignProvider, wanted: Option<&s
 /// documentKey, esignStatus, accountId, partyId, offeringId, maasuserId}]`; fires `sendNda`
 /// with those fields; `updateNdaDocuSignStatus` follows when it is signed.
 pub async fn send_nda(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let account = p.req(&["accountId"])?.trim().to_owned();
+    let account = p.req(&["accountId"])?;
     let offering_id = numeric_id("offeringId", &p.req(&["offeringId"])?)?;
     let wanted = p
         .opt(&["templateId"])?
         .map(|t| t.trim().to_owned())
         .filter(|t| !t.is_empty());
     let maasuser = p.text(&["maasuserId"])?.trim().to_owned();
+    let account = AccountId::parse(&account)?;
     let account = existing_account(&ctx, &account).await?.rec.id;
     offering::live(ctx.store(), ctx.client_id(), &offering_id).await?;
     let nda = ctx

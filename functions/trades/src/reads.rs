@@ -11,7 +11,7 @@ use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::mask::MASK;
 use shared::model::custodian_settings::CustodianSettings;
-use shared::model::ids::numeric_id;
+use shared::model::ids::{numeric_id, AccountId};
 use shared::model::offering::{self, six_decimals, Offering};
 use shared::model::trade::{CancelledView, Trade};
 use shared::model::Account;
@@ -34,6 +34,8 @@ const ALL_MAX: usize = 10_000;
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let id = trade_id(&p)?;
+    // Checked after the other parameters: a malformed ID answers 148 as an unknown one.
+    let account = AccountId::parse(&account)?;
     let t = ctx
         .transact(async move |ctx, _| {
             let t = account_trade(&ctx, &account, &id).await?.rec;
@@ -290,7 +292,7 @@ pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `issueName`. One query for the trades, one read per distinct offering. Webhook:
 /// `accountId`, `tradeIds`.
 pub async fn account_history(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let account = p.req(&["accountId"])?;
+    let account = AccountId::param(&p, &["accountId"])?;
     let (account, history) = ctx
         .transact(async move |ctx, _| {
             let account = existing_account(&ctx, &account).await?.rec;
@@ -359,7 +361,11 @@ struct HistoryView<'a> {
 /// object's text fields.
 pub async fn payment_info(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let account = p.opt(&["accountId"])?.filter(|a| !a.trim().is_empty());
+    let account = p
+        .opt(&["accountId"])?
+        .filter(|a| !a.trim().is_empty())
+        .map(|a| AccountId::parse(&a))
+        .transpose()?;
     let info = ctx
         .transact(async move |ctx, _| {
             let t = match &account {

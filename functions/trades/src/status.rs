@@ -6,6 +6,7 @@
 //! out in that same transaction (`trade_esign::cancellation_voids`).
 
 use shared::esign;
+use shared::model::ids::AccountId;
 use shared::model::trade::{wrong_status, Cancellation, Trade, TradeStatus};
 use shared::model::trade_esign::{self, Voids};
 use shared::records::trade;
@@ -54,6 +55,8 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let target = TradeStatus::parse(&sent)
         .ok_or_else(|| ApiError::invalid("tradeStatus", format!("must be one of {}", status_names())))?;
     let fields = TradeFields::parse(&p)?;
+    // Checked after the other parameters: a malformed ID answers 148 as an unknown one.
+    let account = AccountId::parse(&account)?;
     let (after, voids) = ctx
         .transact(async move |ctx, _| {
             let client = ctx.client_id();
@@ -112,6 +115,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let id = trade_id(&p)?;
     let err_desc = p.opt(&["errDesc"])?;
+    let account = AccountId::parse(&account)?;
     let (after, voids) = ctx
         .transact(async move |ctx, _| {
             let client = ctx.client_id();

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use shared::model::ids::{no_trade, numeric_id};
+use shared::model::ids::{no_account, no_trade, numeric_id, AccountId};
 use shared::model::link::{primary_key, primary_party};
 use shared::model::trade::{ach_pending, Trade};
 use shared::model::{validate, Account};
@@ -14,14 +14,9 @@ use shared::store::{Cond, Write};
 use shared::webhooks::Event;
 use shared::{ApiError, Ctx, Params, Plan};
 
-/// `148`: the account does not exist (for this client), is deleted, or (createTrade) archived.
-pub fn no_account() -> ApiError {
-    ApiError::coded("148", "Account is not exist/active.")
-}
-
 /// An account of the caller that is not deleted and not archived (createTrade), or `148`.
-pub async fn active_account(ctx: &Ctx, id: &str) -> Result<Stored<Account>, ApiError> {
-    match records::load::<Account>(ctx.store(), ctx.client_id(), id.trim()).await? {
+pub async fn active_account(ctx: &Ctx, id: &AccountId) -> Result<Stored<Account>, ApiError> {
+    match records::load::<Account>(ctx.store(), ctx.client_id(), id.as_str()).await? {
         Some(s) if !s.rec.deleted && !s.rec.archived => Ok(s),
         _ => Err(no_account()),
     }
@@ -29,8 +24,8 @@ pub async fn active_account(ctx: &Ctx, id: &str) -> Result<Stored<Account>, ApiE
 
 /// An account of the caller that is not deleted (archived ones included: their trades can
 /// still be read, edited and cancelled), or `148`.
-pub async fn existing_account(ctx: &Ctx, id: &str) -> Result<Stored<Account>, ApiError> {
-    match records::load::<Account>(ctx.store(), ctx.client_id(), id.trim()).await? {
+pub async fn existing_account(ctx: &Ctx, id: &AccountId) -> Result<Stored<Account>, ApiError> {
+    match records::load::<Account>(ctx.store(), ctx.client_id(), id.as_str()).await? {
         Some(s) if !s.rec.deleted => Ok(s),
         _ => Err(no_account()),
     }
@@ -63,7 +58,7 @@ pub async fn trade_of(ctx: &Ctx, id: &str) -> Result<Stored<Trade>, ApiError> {
 
 /// The account named by `account` and its trade `trade_id`: `148` for an unknown account,
 /// `188` for an unknown trade or one of another account.
-pub async fn account_trade(ctx: &Ctx, account: &str, trade_id: &str) -> Result<Stored<Trade>, ApiError> {
+pub async fn account_trade(ctx: &Ctx, account: &AccountId, trade_id: &str) -> Result<Stored<Trade>, ApiError> {
     let a = existing_account(ctx, account).await?;
     let t = trade_of(ctx, trade_id).await?;
     if t.rec.account_id != a.rec.id {

@@ -14,8 +14,6 @@ use crate::model::offering::{self, six_decimals, OfferingChange, PurchaseEntry};
 use crate::records::Record;
 use crate::webhooks::{view_event, Event};
 
-pub use super::ids::no_trade;
-
 /// `190`: the trade's status does not allow the operation (the incumbent's "Trade status
 /// should be in CREATED", generalised to every status rule of the trade operations).
 pub fn wrong_status(why: impl Into<String>) -> ApiError {
