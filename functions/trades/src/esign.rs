@@ -21,7 +21,7 @@ use shared::model::ids::{no_trade, numeric_id, AccountId};
 use shared::model::link::no_primary_party;
 use shared::model::offering;
 use shared::model::subscription;
-use shared::model::trade::{wrong_status, FieldsView, OrderView, PartiesView, Trade};
+use shared::model::trade::{wrong_status, BodyView, Trade};
 use shared::model::trade_esign::{self, aggregate, Nda, SignDoc, StoredSignDoc, NDA, SUBSCRIPTION};
 use shared::model::Party;
 use shared::providers::esign::{ESignError, ESignProvider, EnvelopeRequest, Signer, Template};
@@ -351,11 +351,7 @@ struct SignedView<'a> {
     #[serde(rename = "developerAPIKey")]
     developer_api_key: &'static str,
     #[serde(flatten)]
-    parties: PartiesView<'a>,
-    #[serde(flatten)]
-    order: OrderView<'a>,
-    #[serde(flatten)]
-    fields: FieldsView<'a>,
+    trade: BodyView<'a>,
     archived_status: &'static str,
 }
 
@@ -369,9 +365,7 @@ fn signed_view<'a>(d: &'a SignDoc, t: &'a Trade) -> SignedView<'a> {
         widget_template: if d.embedded { "1" } else { "0" },
         docs_id: &d.offering_template_id,
         developer_api_key: MASK,
-        parties: t.parties(),
-        order: t.order(),
-        fields: t.fields(),
+        trade: t.body(),
         archived_status: t.archived_status(),
     }
 }

@@ -1,6 +1,6 @@
 //! Trade status moves: updateTradeStatus, deleteTrade, cancelInvestment and its deprecated
 //! alias fundReturnRequest. Every move follows the state table of
-//! `shared::model::TradeStatus::next` and commits the trade, its offering's counters
+//! `shared::model::trade::TradeStatus::next` and commits the trade, its offering's counters
 //! (units given back, open-trade count, funding totals) and its webhooks in one transaction;
 //! a cancellation (`CANCELED`, `Rejected`) voids the trade's subscription documents still
 //! out in that same transaction (`trade_esign::cancellation_voids`).
@@ -10,7 +10,8 @@ use shared::model::ids::AccountId;
 use shared::model::trade::{wrong_status, Cancellation, Trade, TradeStatus};
 use shared::model::trade_esign::{self, Voids};
 use shared::records::trade;
-use shared::webhooks::view_event;
+use shared::records::Stored;
+use shared::webhooks::{view_event, Event};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use crate::edits::{TradeFields, FIELD_NAMES};
@@ -30,6 +31,28 @@ async fn void_at_provider(ctx: &Ctx, trade_id: &str, voids: &Voids) {
     if let Err(e) = voids.at_provider(ctx.client_id(), &esign::provider(ctx)).await {
         tracing::error!(error = %e, trade = trade_id, "subscription envelopes voided in the platform's records but not at the provider");
     }
+}
+
+/// The plan of a status move of the trade read as `before`: `after` with `voids` (the
+/// subscription documents it voids), the pending-ACH check when `guarded`, then `events`
+/// and the voids' webhooks. Answers the trade and its voids, to void at the provider once
+/// committed.
+fn move_plan(
+    client: &str,
+    before: &Stored<Trade>,
+    after: Trade,
+    mut voids: Voids,
+    guarded: bool,
+    events: impl IntoIterator<Item = Event>,
+) -> Result<Plan<(Trade, Voids)>, ApiError> {
+    let writes = trade::replace(client, before, &after)?;
+    let trade_id = after.id.clone();
+    let void_writes = std::mem::take(&mut voids.writes);
+    let void_events = std::mem::take(&mut voids.events);
+    let plan = Plan::new(writes, (after, voids)).writes(void_writes);
+    Ok(guard_ach(plan, client, &trade_id, guarded)
+        .events(events)
+        .events(void_events))
 }
 
 fn status_names() -> String {
@@ -80,20 +103,14 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             let now = ctx.now();
             after.updated.clone_from(&now);
             after.updated_ip = ctx.ip.to_string();
-            let mut voids = if moving && matches!(target, TradeStatus::Canceled | TradeStatus::Rejected) {
+            let voids = if moving && matches!(target, TradeStatus::Canceled | TradeStatus::Rejected) {
                 trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?
             } else {
                 Voids::default()
             };
-            let writes = trade::replace(client, &stored, &after)?;
             let guarded = moving && current == TradeStatus::Created && !target.holds_shares();
-            let trade_id = after.id.clone();
             let status_event = moving.then(|| after.status_event(STATUS_METHOD));
-            let (void_writes, void_events) = (std::mem::take(&mut voids.writes), std::mem::take(&mut voids.events));
-            let plan = Plan::new(writes, (after, voids)).writes(void_writes);
-            Ok(guard_ach(plan, client, &trade_id, guarded)
-                .events(status_event)
-                .events(void_events))
+            move_plan(client, &stored, after, voids, guarded, status_event)
         })
         .await?;
     void_at_provider(&ctx, &after.id, &voids).await;
@@ -135,15 +152,9 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             let now = ctx.now();
             after.updated.clone_from(&now);
             after.updated_ip = ctx.ip.to_string();
-            let mut voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
-            let writes = trade::replace(client, &stored, &after)?;
-            let trade_id = after.id.clone();
+            let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
             let event = view_event("deleteTrade", &after.reference());
-            let (void_writes, void_events) = (std::mem::take(&mut voids.writes), std::mem::take(&mut voids.events));
-            let plan = Plan::new(writes, (after, voids)).writes(void_writes);
-            Ok(guard_ach(plan, client, &trade_id, true)
-                .event(event)
-                .events(void_events))
+            move_plan(client, &stored, after, voids, true, [event])
         })
         .await?;
     void_at_provider(&ctx, &after.id, &voids).await;
@@ -183,20 +194,14 @@ async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) ->
             });
             after.updated.clone_from(&now);
             after.updated_ip = ctx.ip.to_string();
-            let mut voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
-            let writes = trade::replace(client, &stored, &after)?;
-            let trade_id = after.id.clone();
+            let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
             // The inner status change fires its own webhook first, then the method's, then one
             // updateDocuSignStatus per document voided.
             let events = [
                 after.status_event(STATUS_METHOD),
                 view_event(&method, &after.cancel_event()),
             ];
-            let (void_writes, void_events) = (std::mem::take(&mut voids.writes), std::mem::take(&mut voids.events));
-            let plan = Plan::new(writes, (after, voids)).writes(void_writes);
-            Ok(guard_ach(plan, client, &trade_id, current == TradeStatus::Created)
-                .events(events)
-                .events(void_events))
+            move_plan(client, &stored, after, voids, current == TradeStatus::Created, events)
         })
         .await?;
     void_at_provider(&ctx, &after.id, &voids).await;

@@ -1,6 +1,6 @@
 //! What the trade operations share: parameters, the account and trade lookups in the
 //! order CONTRACT.md gives (parameters `106`, then `148`, `138`, `188`, then the rules), the
-//! pending-ACH guard, and webhooks made of response records.
+//! pending-ACH guard, and the webhook of reads that answer a set.
 
 use serde::Serialize;
 use serde_json::{Map, Value};

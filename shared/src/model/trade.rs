@@ -338,7 +338,7 @@ impl Trade {
         }
     }
 
-    pub fn parties(&self) -> PartiesView<'_> {
+    fn parties(&self) -> PartiesView<'_> {
         PartiesView {
             offering_id: &self.offering_id,
             account_id: &self.account_id,
@@ -348,7 +348,7 @@ impl Trade {
         }
     }
 
-    pub fn order(&self) -> OrderView<'_> {
+    fn order(&self) -> OrderView<'_> {
         OrderView {
             transaction_type: &self.transaction_type,
             total_amount: six_decimals(self.total_amount),
@@ -363,11 +363,20 @@ impl Trade {
         }
     }
 
-    pub fn fields(&self) -> FieldsView<'_> {
+    fn fields(&self) -> FieldsView<'_> {
         FieldsView {
             field1: &self.field1,
             field2: &self.field2,
             field3: &self.field3,
+        }
+    }
+
+    /// `offeringId` to `users`, then `field1`-`field3`.
+    pub fn body(&self) -> BodyView<'_> {
+        BodyView {
+            parties: self.parties(),
+            order: self.order(),
+            fields: self.fields(),
         }
     }
 
@@ -461,9 +470,7 @@ impl Trade {
         let view = StatusEventView {
             trade_id: &self.id,
             id: &self.id,
-            parties: self.parties(),
-            order: self.order(),
-            fields: self.fields(),
+            body: self.body(),
             approvals: self.approvals(),
             archived_status: self.archived_status(),
             close_id: self.close_id_if_set(),
@@ -657,6 +664,17 @@ pub struct FieldsView<'a> {
     pub field3: &'a str,
 }
 
+/// The trade's parties, order and free fields ([`Trade::body`]).
+#[derive(Serialize)]
+pub struct BodyView<'a> {
+    #[serde(flatten)]
+    pub parties: PartiesView<'a>,
+    #[serde(flatten)]
+    pub order: OrderView<'a>,
+    #[serde(flatten)]
+    pub fields: FieldsView<'a>,
+}
+
 /// The RR and principal approval fields.
 #[derive(Serialize)]
 pub struct ApprovalsView<'a> {
@@ -752,11 +770,7 @@ struct StatusEventView<'a> {
     trade_id: &'a str,
     id: &'a str,
     #[serde(flatten)]
-    parties: PartiesView<'a>,
-    #[serde(flatten)]
-    order: OrderView<'a>,
-    #[serde(flatten)]
-    fields: FieldsView<'a>,
+    body: BodyView<'a>,
     #[serde(flatten)]
     approvals: ApprovalsView<'a>,
     archived_status: &'static str,

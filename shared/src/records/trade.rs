@@ -14,10 +14,10 @@
 //!
 //! Every change of a trade goes through [`insert`] or [`replace`] (the record, both copies
 //! and the purchase entry) plus, when the change moves shares or money, the offering's
-//! [`offering::change_write`] computed by [`offering_change`](crate::model::trade::offering_change) from the trade as read and as
-//! written. The record's put is conditioned on the version read, the offering's update on
-//! enough remaining shares: a concurrent change fails the whole transaction and the caller
-//! reads again.
+//! [`offering::change_write`] computed by [`offering_change`] from the trade as read and
+//! as written. The record's put is conditioned on the version read, the offering's update
+//! on enough remaining shares: a concurrent change fails the whole transaction and the
+//! caller reads again.
 
 use crate::error::ApiError;
 use crate::ids::sortable;
@@ -170,8 +170,9 @@ pub fn pending_ach_clear(client: &str, trade_id: &str) -> Write {
 }
 
 /// The check the trade operations put in their transaction: no ACH fund move of the trade
-/// is pending. It fails the transaction (and the operation answers [`ach_pending`]) when a
-/// concurrent externalFundMove got there first.
+/// is pending. It fails the transaction (and the operation answers
+/// [`ach_pending`](crate::model::trade::ach_pending)) when a concurrent externalFundMove got
+/// there first.
 pub fn no_pending_ach(client: &str, trade_id: &str) -> Write {
     Write::Check {
         key: pending_ach_key(client, trade_id),
