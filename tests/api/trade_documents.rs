@@ -9,7 +9,7 @@ use api_tests::{both, Creds, Listener, Resp, TestApp};
 use http::Method;
 use serde_json::{json, Value};
 use shared::documents::{self, Owner};
-use shared::model::trade as trade_model;
+use shared::records::trade as trade_model;
 use shared::store::{Index, Item, Query, SkRange};
 
 use crate::fixtures::{create_account, create_account_as, create_party, create_party_as, link, with};

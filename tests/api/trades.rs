@@ -11,8 +11,9 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 use shared::ids::sortable;
 use shared::model::offering::{self as offering_model, purchase_key};
-use shared::model::trade::{self as model, Trade, TradeStatus};
+use shared::model::trade::{Trade, TradeStatus};
 use shared::records;
+use shared::records::trade as model;
 use shared::store::{Item, Key};
 
 use crate::fixtures::{create_account, create_party, link, with, without, ISSUER, OFFERING};

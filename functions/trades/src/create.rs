@@ -2,11 +2,12 @@
 //! transaction as the trade.
 
 use rust_decimal::Decimal;
-use serde_json::Value;
+use shared::model::ids::{numeric_id, AccountId};
 use shared::model::offering;
-use shared::model::trade::{self, normalize_transaction_type, total_amount, Trade, TradeStatus};
+use shared::model::trade::{normalize_transaction_type, total_amount, Trade, TradeStatus};
 use shared::model::validate;
 use shared::records;
+use shared::records::trade;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use crate::support::{active_account, ip_param, opt_date, primary, primary_still_there, units};
@@ -33,7 +34,7 @@ const PENDING: &str = "Pending";
 
 /// What createTrade was sent, parsed before anything is read.
 struct Request {
-    account: String,
+    account: AccountId,
     offering: String,
     transaction_type: String,
     units: i64,
@@ -43,8 +44,8 @@ struct Request {
 
 fn parse(ctx: &Ctx, p: &Params) -> Result<Request, ApiError> {
     ctx.check_fields(p, FIELDS)?;
-    let account = p.req(&["accountId"])?.trim().to_owned();
-    let offering = trade::numeric_id("offeringId", &p.req(&["offeringId"])?)?;
+    let account = p.req(&["accountId"])?;
+    let offering = numeric_id("offeringId", &p.req(&["offeringId"])?)?;
     let transaction_type = normalize_transaction_type(&p.req(&["transactionType"])?);
     if transaction_type.is_empty() {
         return Err(ApiError::missing("transactionType"));
@@ -74,7 +75,8 @@ fn parse(ctx: &Ctx, p: &Params) -> Result<Request, ApiError> {
         ..Trade::default()
     };
     Ok(Request {
-        account,
+        // Checked after the other parameters: a malformed ID answers 148 as an unknown one.
+        account: AccountId::parse(&account)?,
         offering,
         transaction_type,
         units,
@@ -149,14 +151,14 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         };
         // The account and its primary party as read: a concurrent change fails the
         // transaction, and the next attempt's reads answer 148 or 135.
-        let record = Value::Object(t.created_record());
-        Ok(Plan::new(trade::insert(client, &t)?, record)
+        let event = t.created_event();
+        Ok(Plan::new(trade::insert(client, &t)?, t)
             .write(records::unchanged(client, &account))
             .write(primary_still_there(&ctx, &account.rec.id))
-            .event(t.created_event()))
+            .event(event))
     })
     .await
-    .map(|record| Reply::ok().with_value("purchaseDetails", insert_array(record)))
+    .map(|t| Reply::ok().with_value("purchaseDetails", insert_array(t.created_view())))
 }
 
 pub fn routes() -> Routes {

@@ -10,13 +10,14 @@
 //! removed). Changes of a record are conditioned on its stored JSON being the one read, so a
 //! concurrent change or delete is read again. Shapes and decisions: `docs/trades-documents.md`.
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::documents::{self, Document, Owner, INVESTOR_FILES};
-use shared::store::{CmpOp, Cond, Index, Query, SkRange, StoreError, Val};
-use shared::webhooks::Event;
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::store::{CmpOp, Cond, Index, Query, SkRange, Val, Write};
+use shared::webhooks::view_event;
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, ids_event, record_event, trade_id, trade_of, ATTEMPTS};
+use crate::support::{ids_event, trade_id, trade_of};
 
 /// The answer of an upload (OBSERVED-MORE: uploadTradeDocument).
 pub const UPLOADED: &str = "Document has been uploaded Successfully";
@@ -82,45 +83,78 @@ async fn raw_documents(ctx: &Ctx, trade: &str) -> Result<Vec<Raw>, ApiError> {
     }
 }
 
+/// The names a document is known by.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NamesView<'a> {
+    #[serde(rename = "documentid")]
+    documentid: &'a str,
+    document_title: &'a str,
+    document_file_name: &'a str,
+    document_file_reference_code: &'a str,
+}
+
+fn names(d: &Document) -> NamesView<'_> {
+    NamesView {
+        documentid: &d.documentid,
+        document_title: &d.document_title,
+        document_file_name: &d.document_file_name,
+        document_file_reference_code: &d.document_file_reference_code,
+    }
+}
+
 /// getTradeDocument's element (OBSERVED-MORE, in its order): `id`, `tradeId`, `documentid`,
 /// `documentTitle`, `documentFileName`, `documentFileReferenceCode`, `documentUrl`,
 /// `createdDate`, `archive_status`, `virtualStatus`.
-async fn view(ctx: &Ctx, d: &Document) -> Result<Map<String, Value>, ApiError> {
-    let mut m = Map::new();
-    m.insert("id".into(), d.id.clone().into());
-    m.insert("tradeId".into(), d.owner.clone().into());
-    m.insert("documentid".into(), d.documentid.clone().into());
-    m.insert("documentTitle".into(), d.document_title.clone().into());
-    m.insert("documentFileName".into(), d.document_file_name.clone().into());
-    m.insert(
-        "documentFileReferenceCode".into(),
-        d.document_file_reference_code.clone().into(),
-    );
-    m.insert("documentUrl".into(), d.url(ctx).await?.into());
-    m.insert("createdDate".into(), d.created_date.clone().into());
-    m.insert("archive_status".into(), archive_status(d).into());
-    m.insert("virtualStatus".into(), virtual_status(d).into());
-    Ok(m)
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListedView<'a> {
+    id: &'a str,
+    trade_id: &'a str,
+    #[serde(flatten)]
+    names: NamesView<'a>,
+    document_url: &'a str,
+    created_date: &'a str,
+    #[serde(rename = "archive_status")]
+    archive_status: &'a str,
+    virtual_status: &'a str,
+}
+
+fn listed_view<'a>(d: &'a Document, url: &'a str) -> ListedView<'a> {
+    ListedView {
+        id: &d.id,
+        trade_id: &d.owner,
+        names: names(d),
+        document_url: url,
+        created_date: &d.created_date,
+        archive_status: archive_status(d),
+        virtual_status: virtual_status(d),
+    }
 }
 
 /// The record of updateTradeDocArchivestatus and deleteTradeDocument, also their webhooks'
 /// fields (part 1's updateTradeDocArchivestatus payload): `tradeId`, `documentid`,
 /// `documentTitle`, `documentFileName`, `documentFileReferenceCode`, `virtualStatus`,
 /// `createdDate`, `archiveStatus`.
-fn record(d: &Document) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("tradeId".into(), d.owner.clone().into());
-    m.insert("documentid".into(), d.documentid.clone().into());
-    m.insert("documentTitle".into(), d.document_title.clone().into());
-    m.insert("documentFileName".into(), d.document_file_name.clone().into());
-    m.insert(
-        "documentFileReferenceCode".into(),
-        d.document_file_reference_code.clone().into(),
-    );
-    m.insert("virtualStatus".into(), virtual_status(d).into());
-    m.insert("createdDate".into(), d.created_date.clone().into());
-    m.insert("archiveStatus".into(), archive_status(d).into());
-    m
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordView<'a> {
+    trade_id: &'a str,
+    #[serde(flatten)]
+    names: NamesView<'a>,
+    virtual_status: &'a str,
+    created_date: &'a str,
+    archive_status: &'a str,
+}
+
+fn record(d: &Document) -> RecordView<'_> {
+    RecordView {
+        trade_id: &d.owner,
+        names: names(d),
+        virtual_status: virtual_status(d),
+        created_date: &d.created_date,
+        archive_status: archive_status(d),
+    }
 }
 
 /// `POST /v3/uploadTradeDocument` (multipart): `tradeId`, `documentTitle`
@@ -141,10 +175,13 @@ pub async fn upload(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         extra.insert("createdIpAddress".into(), Value::from(ip));
     }
     let (docs, writes) = documents::store_with(&ctx, owner(&trade.id), files, &extra).await?;
-    let event = Event::new("uploadTradeDocument").field("tradeId", trade.id.clone());
-    if let Err(e) = ctx.commit(writes, vec![event]).await {
+    let event = view_event("uploadTradeDocument", &trade.reference());
+    let committed = ctx
+        .transact(async move |_, _| Ok(Plan::new(writes.clone(), ()).event(event.clone())))
+        .await;
+    if let Err(e) = committed {
         documents::discard(&ctx, &docs).await;
-        return Err(e.into());
+        return Err(e);
     }
     Ok(Reply::ok().with_value("document_details", Value::from(UPLOADED)))
 }
@@ -155,24 +192,29 @@ pub async fn upload(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `getTradeDocument`: `tradeId`, `documentIds` (comma separated).
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let trade = trade_of(&ctx, &id).await?.rec;
-    let docs: Vec<Document> = documents::list(&ctx, owner(&trade.id))
-        .await?
-        .into_iter()
-        .filter(is_live)
-        .collect();
-    let mut out = Vec::with_capacity(docs.len());
-    for d in &docs {
-        out.push(Value::Object(view(&ctx, d).await?));
-    }
-    let event = ids_event(
-        "getTradeDocument",
-        Some(("tradeId", &trade.id)),
-        "documentIds",
-        docs.iter().map(|d| d.id.clone()),
-    );
-    ctx.commit(Vec::new(), vec![event]).await?;
-    Ok(Reply::ok().with_value("document_details", Value::Array(out)))
+    let (docs, urls) = ctx
+        .transact(async move |ctx, _| {
+            let trade = trade_of(&ctx, &id).await?.rec;
+            let docs: Vec<Document> = documents::list(&ctx, owner(&trade.id))
+                .await?
+                .into_iter()
+                .filter(is_live)
+                .collect();
+            let mut urls = Vec::with_capacity(docs.len());
+            for d in &docs {
+                urls.push(d.url(&ctx).await?);
+            }
+            let event = ids_event(
+                "getTradeDocument",
+                Some(("tradeId", &trade.id)),
+                "documentIds",
+                docs.iter().map(|d| d.id.clone()),
+            );
+            Ok(Plan::answer((docs, urls)).event(event))
+        })
+        .await?;
+    let out: Vec<_> = docs.iter().zip(&urls).map(|(d, url)| listed_view(d, url)).collect();
+    Ok(Reply::ok().with("document_details", out))
 }
 
 /// How a request names one document: its ID or short code (`documentId`), its reference
@@ -222,16 +264,11 @@ impl Named {
     }
 }
 
-/// Writes `after` in place of the record read as `before` (conditioned on it being
-/// unchanged) with `events`: `Ok(false)` when a concurrent change got there first.
-async fn replace(ctx: &Ctx, before: &Raw, after: &Document, events: Vec<Event>) -> Result<bool, ApiError> {
+/// The write of `after` in place of the record read as `before`, conditioned on it being
+/// unchanged (a concurrent change makes the operation read again).
+fn replace(ctx: &Ctx, before: &Raw, after: &Document) -> Result<Write, ApiError> {
     let cond = Cond::Cmp("d".into(), CmpOp::Eq, Val::S(before.json.clone()));
-    let write = after.write(ctx.client_id(), owner(&after.owner), Some(cond))?;
-    match ctx.commit(vec![write], events).await {
-        Ok(()) => Ok(true),
-        Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => Ok(false),
-        Err(e) => Err(e.into()),
-    }
+    after.write(ctx.client_id(), owner(&after.owner), Some(cond))
 }
 
 /// `POST /v3/updateTradeDocArchivestatus`: `tradeId`, `documentFileReferenceCode` and
@@ -243,28 +280,29 @@ pub async fn update_archive_status(ctx: Ctx, p: Params) -> Result<Reply, ApiErro
     let id = trade_id(&p)?;
     let named = Named::parse(&p, true)?;
     let archived = match p.req(&["archiveStatus"])?.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" => "1",
-        "0" | "false" => "0",
+        "1" | "true" => true,
+        "0" | "false" => false,
         _ => return Err(ApiError::invalid("archiveStatus", "must be 1 (archived) or 0 (active)")),
     };
     let trade = trade_of(&ctx, &id).await?.rec;
-    for _ in 0..ATTEMPTS {
-        let before = named.find(&ctx, &trade.id).await?;
-        let mut after = before.doc.clone();
-        after.extra.insert(ARCHIVE.into(), Value::from(archived));
-        let rec = record(&after);
-        let event = record_event("updateTradeDocArchivestatus", &rec);
-        let done = if after == before.doc {
-            ctx.commit(Vec::new(), vec![event]).await?;
-            true
-        } else {
-            replace(&ctx, &before, &after, vec![event]).await?
-        };
-        if done {
-            return Ok(Reply::ok().with_value("document_details", Value::Array(vec![Value::Object(rec)])));
-        }
-    }
-    Err(busy())
+    let after = ctx
+        .transact(async move |ctx, _| {
+            let before = named.find(&ctx, &trade.id).await?;
+            let mut after = before.doc.clone();
+            after
+                .extra
+                .insert(ARCHIVE.into(), Value::from(if archived { "1" } else { "0" }));
+            let event = view_event("updateTradeDocArchivestatus", &record(&after));
+            // Unchanged: nothing to write, the webhook still fires.
+            let writes = if after == before.doc {
+                Vec::new()
+            } else {
+                vec![replace(&ctx, &before, &after)?]
+            };
+            Ok(Plan::new(writes, after).event(event))
+        })
+        .await?;
+    Ok(Reply::ok().with("document_details", [record(&after)]))
 }
 
 /// `POST /v3/deleteTradeDocument` (designed): `tradeId` and the document, by `documentId`
@@ -277,17 +315,17 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
     let named = Named::parse(&p, false)?;
     let trade = trade_of(&ctx, &id).await?.rec;
-    for _ in 0..ATTEMPTS {
-        let before = named.find(&ctx, &trade.id).await?;
-        let mut after = before.doc.clone();
-        after.extra.insert(VIRTUAL.into(), Value::from(GONE));
-        let event = record_event("deleteTradeDocument", &record(&after));
-        if replace(&ctx, &before, &after, vec![event]).await? {
-            documents::discard(&ctx, std::slice::from_ref(&after)).await;
-            return Ok(Reply::ok().with_value("document_details", Value::from(DELETED)));
-        }
-    }
-    Err(busy())
+    let after = ctx
+        .transact(async move |ctx, _| {
+            let before = named.find(&ctx, &trade.id).await?;
+            let mut after = before.doc.clone();
+            after.extra.insert(VIRTUAL.into(), Value::from(GONE));
+            let event = view_event("deleteTradeDocument", &record(&after));
+            Ok(Plan::new(vec![replace(&ctx, &before, &after)?], after).event(event))
+        })
+        .await?;
+    documents::discard(&ctx, std::slice::from_ref(&after)).await;
+    Ok(Reply::ok().with_value("document_details", Value::from(DELETED)))
 }
 
 /// The trade document routes.

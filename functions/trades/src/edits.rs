@@ -2,20 +2,18 @@
 //! updateTradeTransactionType, updateTradeArchivestatus and updateEligibleToCloseStatus.
 
 use rust_decimal::Decimal;
-use serde_json::{Map, Value};
+use serde::Serialize;
+use serde_json::Value;
+use shared::model::ids::{no_trade, numeric_id, AccountId};
 use shared::model::offering::{self, six_decimals, Offering};
-use shared::model::trade::{
-    self, ach_pending, json_number, no_pending_ach, normalize_transaction_type, total_amount, wrong_status, Trade,
-    TradeStatus,
-};
+use shared::model::trade::{json_number, normalize_transaction_type, total_amount, wrong_status, Trade, TradeStatus};
 use shared::model::validate;
+use shared::records::trade;
 use shared::records::Stored;
-use shared::webhooks::Event;
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::webhooks::view_event;
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{
-    account_trade, busy, commit, existing_account, opt_date, record_event, trade_id, trade_of, units, yes_no, ATTEMPTS,
-};
+use crate::support::{account_trade, existing_account, guard_ach, opt_date, trade_id, trade_of, units, yes_no};
 
 /// The trade fields updateTrade (and updateTradeStatus) may set, as parameters.
 pub const FIELD_NAMES: &[&str] = &[
@@ -100,6 +98,55 @@ fn check_units(o: &Offering, t: &Trade, name: &str, units: i64) -> Result<i64, A
     Ok(delta)
 }
 
+/// editTrade's `TradeFinancialDetails` and webhook.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EditView<'a> {
+    trade_id: &'a str,
+    shares: String,
+    share_price: Value,
+    total_shares: String,
+    remaining_shares: String,
+    /// `None` (the webhook of a trade without one) is omitted from the webhook.
+    close_id: Option<&'a str>,
+}
+
+impl<'a> EditView<'a> {
+    /// The answer: `sharePrice` a number, `closeId` always.
+    fn new(t: &'a Trade, total_shares: i64, remaining_shares: i64) -> Self {
+        EditView {
+            trade_id: &t.id,
+            shares: t.units.to_string(),
+            share_price: json_number(t.share_value()),
+            total_shares: total_shares.to_string(),
+            remaining_shares: remaining_shares.to_string(),
+            close_id: Some(&t.close_id),
+        }
+    }
+}
+
+/// editTradeUnits' `TradeFinancialDetails` and webhook.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EditUnitsView<'a> {
+    trade_id: &'a str,
+    share_price: Value,
+    unit_price: String,
+    total_shares: String,
+}
+
+impl<'a> EditUnitsView<'a> {
+    /// The answer: `sharePrice` a number.
+    fn new(t: &'a Trade) -> Self {
+        EditUnitsView {
+            trade_id: &t.id,
+            share_price: json_number(t.share_value()),
+            unit_price: six_decimals(t.unit_price),
+            total_shares: t.units.to_string(),
+        }
+    }
+}
+
 fn stamp(ctx: &Ctx, t: &mut Trade) {
     t.updated = ctx.now();
     t.updated_ip = ctx.ip.to_string();
@@ -115,55 +162,49 @@ fn stamp(ctx: &Ctx, t: &mut Trade) {
 pub async fn edit(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, &["shares", "closeId"])?;
     let account = p.req(&["accountId"])?;
-    let offering_id = trade::numeric_id("offeringId", &p.req(&["offeringId"])?)?;
+    let offering_id = numeric_id("offeringId", &p.req(&["offeringId"])?)?;
     let id = trade_id(&p)?;
     let shares = units(&p, "shares")?;
     let close_id = p.opt(&["closeId"])?;
-    let client = ctx.client_id();
-    for attempt in 0..ATTEMPTS {
-        let a = existing_account(&ctx, &account).await?;
-        let o = offering::live(ctx.store(), client, &offering_id).await?.rec;
-        let stored = trade_of(&ctx, &id).await?;
-        if stored.rec.account_id != a.rec.id || stored.rec.offering_id != o.id {
-            return Err(trade::no_trade());
-        }
-        let status = stored.rec.holding().status;
-        if !matches!(status, TradeStatus::Created | TradeStatus::Funded) {
-            return Err(wrong_status(format!(
-                "Trade status should be in CREATED or FUNDED (it is {})",
-                stored.rec.status
-            )));
-        }
-        let delta = check_units(&o, &stored.rec, "shares", shares)?;
-        let mut after = stored.rec.clone();
-        after.units = shares;
-        after.total_amount = total_amount(after.unit_price, shares, after.fees)
-            .ok_or_else(|| ApiError::invalid("shares", "the amount is out of range"))?;
-        if let Some(c) = &close_id {
-            after.close_id.clone_from(c);
-        }
-        stamp(&ctx, &mut after);
-        let remaining = o.remaining_shares - delta;
-        let event = Event::new("editTrade")
-            .field("tradeId", after.id.clone())
-            .field("shares", shares.to_string())
-            .field("sharePrice", six_decimals(after.share_value()))
-            .field("totalShares", o.total_shares.to_string())
-            .field("remainingShares", remaining.to_string())
-            .field_if_set("closeId", &after.close_id);
-        let writes = trade::replace(client, &stored, &after)?;
-        if commit(&ctx, writes, Vec::new(), vec![event], attempt).await? {
-            let mut m = Map::new();
-            m.insert("tradeId".into(), after.id.clone().into());
-            m.insert("shares".into(), shares.to_string().into());
-            m.insert("sharePrice".into(), json_number(after.share_value()));
-            m.insert("totalShares".into(), o.total_shares.to_string().into());
-            m.insert("remainingShares".into(), remaining.to_string().into());
-            m.insert("closeId".into(), after.close_id.clone().into());
-            return Ok(Reply::ok().with_value("TradeFinancialDetails", Value::Object(m)));
-        }
-    }
-    Err(busy())
+    let account = AccountId::parse(&account)?;
+    let (after, total, remaining) = ctx
+        .transact(async move |ctx, _| {
+            let client = ctx.client_id();
+            let a = existing_account(&ctx, &account).await?;
+            let o = offering::live(ctx.store(), client, &offering_id).await?.rec;
+            let stored = trade_of(&ctx, &id).await?;
+            if stored.rec.account_id != a.rec.id || stored.rec.offering_id != o.id {
+                return Err(no_trade());
+            }
+            let status = stored.rec.holding().status;
+            if !matches!(status, TradeStatus::Created | TradeStatus::Funded) {
+                return Err(wrong_status(format!(
+                    "Trade status should be in CREATED or FUNDED (it is {})",
+                    stored.rec.status
+                )));
+            }
+            let delta = check_units(&o, &stored.rec, "shares", shares)?;
+            let mut after = stored.rec.clone();
+            after.units = shares;
+            after.total_amount = total_amount(after.unit_price, shares, after.fees)
+                .ok_or_else(|| ApiError::invalid("shares", "the amount is out of range"))?;
+            if let Some(c) = &close_id {
+                after.close_id.clone_from(c);
+            }
+            stamp(&ctx, &mut after);
+            let remaining = o.remaining_shares - delta;
+            let view = EditView {
+                // The webhook's text; the answer's is a number.
+                share_price: Value::from(six_decimals(after.share_value())),
+                close_id: Some(after.close_id.as_str()).filter(|c| !c.is_empty()),
+                ..EditView::new(&after, o.total_shares, remaining)
+            };
+            let event = view_event("editTrade", &view);
+            let writes = trade::replace(client, &stored, &after)?;
+            Ok(Plan::new(writes, (after, o.total_shares, remaining)).event(event))
+        })
+        .await?;
+    Ok(Reply::ok().with("TradeFinancialDetails", EditView::new(&after, total, remaining)))
 }
 
 /// The offering of a trade, deleted ones included (`138` if it is gone entirely).
@@ -189,72 +230,64 @@ pub async fn edit_units(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     if unit_price <= Decimal::ZERO {
         return Err(ApiError::invalid("unitPrice", "must be greater than zero"));
     }
-    let client = ctx.client_id();
-    for attempt in 0..ATTEMPTS {
-        let stored = account_trade(&ctx, &account, &id).await?;
-        if stored.rec.holding().status != TradeStatus::Created {
-            return Err(wrong_status(format!(
-                "Trade status should be in CREATED (it is {})",
-                stored.rec.status
-            )));
-        }
-        let o = offering_of(&ctx, &stored.rec).await?;
-        check_units(&o, &stored.rec, "totalShares", total_shares)?;
-        let mut after = stored.rec.clone();
-        after.units = total_shares;
-        after.unit_price = unit_price;
-        after.total_amount = total_amount(unit_price, total_shares, after.fees)
-            .ok_or_else(|| ApiError::invalid("totalShares", "the amount is out of range"))?;
-        stamp(&ctx, &mut after);
-        let share_price = after.share_value();
-        let event = Event::new("editTradeUnits")
-            .field("tradeId", after.id.clone())
-            .field("sharePrice", six_decimals(share_price))
-            .field("unitPrice", six_decimals(unit_price))
-            .field("totalShares", total_shares.to_string());
-        let writes = trade::replace(client, &stored, &after)?;
-        if commit(&ctx, writes, Vec::new(), vec![event], attempt).await? {
-            let mut m = Map::new();
-            m.insert("tradeId".into(), after.id.clone().into());
-            m.insert("sharePrice".into(), json_number(share_price));
-            m.insert("unitPrice".into(), six_decimals(unit_price).into());
-            m.insert("totalShares".into(), total_shares.to_string().into());
-            return Ok(Reply::ok().with_value("TradeFinancialDetails", Value::Object(m)));
-        }
-    }
-    Err(busy())
+    let account = AccountId::parse(&account)?;
+    let after = ctx
+        .transact(async move |ctx, _| {
+            let stored = account_trade(&ctx, &account, &id).await?;
+            if stored.rec.holding().status != TradeStatus::Created {
+                return Err(wrong_status(format!(
+                    "Trade status should be in CREATED (it is {})",
+                    stored.rec.status
+                )));
+            }
+            let o = offering_of(&ctx, &stored.rec).await?;
+            check_units(&o, &stored.rec, "totalShares", total_shares)?;
+            let mut after = stored.rec.clone();
+            after.units = total_shares;
+            after.unit_price = unit_price;
+            after.total_amount = total_amount(unit_price, total_shares, after.fees)
+                .ok_or_else(|| ApiError::invalid("totalShares", "the amount is out of range"))?;
+            stamp(&ctx, &mut after);
+            let view = EditUnitsView {
+                // The webhook's text; the answer's is a number.
+                share_price: Value::from(six_decimals(after.share_value())),
+                ..EditUnitsView::new(&after)
+            };
+            let event = view_event("editTradeUnits", &view);
+            let writes = trade::replace(ctx.client_id(), &stored, &after)?;
+            Ok(Plan::new(writes, after).event(event))
+        })
+        .await?;
+    Ok(Reply::ok().with("TradeFinancialDetails", EditUnitsView::new(&after)))
 }
 
 /// The trade `id`, of `account` when given (`148` / `188` as [`account_trade`]).
-async fn load(ctx: &Ctx, account: Option<&str>, id: &str) -> Result<Stored<Trade>, ApiError> {
+async fn load(ctx: &Ctx, account: Option<&AccountId>, id: &str) -> Result<Stored<Trade>, ApiError> {
     match account {
         Some(a) => account_trade(ctx, a, id).await,
         None => trade_of(ctx, id).await,
     }
 }
 
-/// Applies `change` to the trade `id` (of `account` when given) and commits it with
-/// `checks(after)` and `events(after)`, reading again after a concurrent change. `change`
-/// answers the rule the trade breaks.
+/// Applies `change` to the trade `id` (of `account` when given) and commits it with what
+/// `finish` adds to the plan (checks, webhooks), reading again after a concurrent change.
+/// `change` answers the rule the trade breaks.
 async fn simple_change(
     ctx: &Ctx,
-    account: Option<&str>,
-    id: &str,
-    change: impl Fn(&mut Trade) -> Result<(), ApiError>,
-    checks: impl Fn(&Trade) -> Vec<(shared::store::Write, ApiError)>,
-    events: impl Fn(&Trade) -> Vec<Event>,
+    account: Option<AccountId>,
+    id: String,
+    change: impl Fn(&mut Trade) -> Result<(), ApiError> + Send,
+    finish: impl Fn(Plan<Trade>, &Trade) -> Plan<Trade> + Send,
 ) -> Result<Trade, ApiError> {
-    for attempt in 0..ATTEMPTS {
-        let stored = load(ctx, account, id).await?;
+    ctx.transact(async move |ctx, _| {
+        let stored = load(&ctx, account.as_ref(), &id).await?;
         let mut after = stored.rec.clone();
         change(&mut after)?;
-        stamp(ctx, &mut after);
+        stamp(&ctx, &mut after);
         let writes = trade::replace(ctx.client_id(), &stored, &after)?;
-        if commit(ctx, writes, checks(&after), events(&after), attempt).await? {
-            return Ok(after);
-        }
-    }
-    Err(busy())
+        Ok(finish(Plan::new(writes, after.clone()), &after))
+    })
+    .await
 }
 
 /// `POST /v3/updateTrade` (named only in part 1's webhook table; designed): `accountId` and
@@ -267,22 +300,22 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let id = trade_id(&p)?;
     let fields = TradeFields::parse(&p)?;
+    let account = AccountId::parse(&account)?;
     let after = simple_change(
         &ctx,
-        Some(&account),
-        &id,
-        |t| {
+        Some(account),
+        id,
+        move |t| {
             if t.deleted {
                 return Err(wrong_status("The trade was deleted"));
             }
             fields.apply(t);
             Ok(())
         },
-        |_| Vec::new(),
-        |t| vec![t.update_event("updateTrade")],
+        |plan, t| plan.event(t.update_event("updateTrade")),
     )
     .await?;
-    Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(after.details())])))
+    Ok(Reply::ok().with("tradeDetails", [after.details()]))
 }
 
 /// `POST /v3/updateTradeTransactionType`: `tradeId`, `transactionType` required (stored as
@@ -297,12 +330,12 @@ pub async fn update_transaction_type(ctx: Ctx, p: Params) -> Result<Reply, ApiEr
     if tt.is_empty() {
         return Err(ApiError::missing("transactionType"));
     }
-    let client = ctx.client_id();
+    let client = ctx.client_id().to_owned();
     let after = simple_change(
         &ctx,
         None,
-        &id,
-        |t| {
+        id,
+        move |t| {
             if t.holding().status != TradeStatus::Created {
                 return Err(wrong_status(format!(
                     "Trade status should be in CREATED (it is {})",
@@ -312,16 +345,13 @@ pub async fn update_transaction_type(ctx: Ctx, p: Params) -> Result<Reply, ApiEr
             t.transaction_type.clone_from(&tt);
             Ok(())
         },
-        |t| vec![(no_pending_ach(client, &t.id), ach_pending())],
-        |t| {
-            vec![Event::new("updateTradeTransactionType")
-                .field("tradeId", t.id.clone())
-                .field("transactionType", t.transaction_type.clone())]
+        move |plan, t| {
+            let event = view_event("updateTradeTransactionType", &t.transaction_type_event());
+            guard_ach(plan, &client, &t.id, true).event(event)
         },
     )
     .await?;
-    let record = Value::Object(after.transaction_type_record());
-    Ok(Reply::ok().with_value("TradeDetails", Value::Array(vec![record])))
+    Ok(Reply::ok().with("TradeDetails", [after.transaction_type_view()]))
 }
 
 /// `POST /v3/updateTradeArchivestatus`: `tradeId` and `archiveStatus` (`1`/`true` archives,
@@ -335,28 +365,18 @@ pub async fn update_archive_status(ctx: Ctx, p: Params) -> Result<Reply, ApiErro
         "0" | "false" => false,
         _ => return Err(ApiError::invalid("archiveStatus", "must be 1 (archived) or 0 (active)")),
     };
-    let record = |t: &Trade| {
-        let mut m = Map::new();
-        m.insert("tradeId".into(), t.id.clone().into());
-        m.insert("partyId".into(), t.party_id.clone().into());
-        m.insert("offeringId".into(), t.offering_id.clone().into());
-        m.insert("orderStatus".into(), t.status.clone().into());
-        m.insert("archiveStatus".into(), t.archived_status().into());
-        m
-    };
     let after = simple_change(
         &ctx,
         None,
-        &id,
-        |t| {
+        id,
+        move |t| {
             t.archived = archived;
             Ok(())
         },
-        |_| Vec::new(),
-        |t| vec![record_event("updateTradeArchivestatus", &record(t))],
+        |plan, t| plan.event(view_event("updateTradeArchivestatus", &t.archive_view())),
     )
     .await?;
-    Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(record(&after))])))
+    Ok(Reply::ok().with("tradeDetails", [after.archive_view()]))
 }
 
 /// `POST /v3/updateEligibleToCloseStatus` (named only in part 1; designed): `tradeId` and
@@ -366,35 +386,25 @@ pub async fn update_archive_status(ctx: Ctx, p: Params) -> Result<Reply, ApiErro
 /// eligibleToClose}]` and fires the same fields.
 pub async fn update_eligible_to_close(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let eligible = yes_no(&p, "eligibleToClose")?;
-    let record = |t: &Trade| {
-        let mut m = Map::new();
-        m.insert("tradeId".into(), t.id.clone().into());
-        m.insert("accountId".into(), t.account_id.clone().into());
-        m.insert("offeringId".into(), t.offering_id.clone().into());
-        m.insert("orderStatus".into(), t.status.clone().into());
-        m.insert("eligibleToClose".into(), t.eligible_to_close.clone().into());
-        m
-    };
+    let eligible = yes_no(&p, "eligibleToClose")?.to_owned();
     let after = simple_change(
         &ctx,
         None,
-        &id,
-        |t| {
+        id,
+        move |t| {
             if eligible == "yes" && t.holding().status.is_terminal() {
                 return Err(wrong_status(format!(
                     "A trade in status {} cannot be eligible to close",
                     t.status
                 )));
             }
-            t.eligible_to_close = eligible.to_owned();
+            t.eligible_to_close.clone_from(&eligible);
             Ok(())
         },
-        |_| Vec::new(),
-        |t| vec![record_event("updateEligibleToCloseStatus", &record(t))],
+        |plan, t| plan.event(view_event("updateEligibleToCloseStatus", &t.eligible_view())),
     )
     .await?;
-    Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(record(&after))])))
+    Ok(Reply::ok().with("tradeDetails", [after.eligible_view()]))
 }
 
 /// The edit routes.

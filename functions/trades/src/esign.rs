@@ -12,21 +12,25 @@
 
 use std::collections::HashMap;
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::documents::DOCUMENT;
 use shared::esign::{self, Action, EsignStatus, Purpose};
+use shared::mask::MASK;
+use shared::model::ids::{no_trade, numeric_id, AccountId};
 use shared::model::link::no_primary_party;
 use shared::model::offering;
 use shared::model::subscription;
-use shared::model::trade::{self, wrong_status, Trade};
+use shared::model::trade::{wrong_status, BodyView, Trade};
 use shared::model::trade_esign::{self, aggregate, Nda, SignDoc, StoredSignDoc, NDA, SUBSCRIPTION};
 use shared::model::Party;
 use shared::providers::esign::{ESignError, ESignProvider, EnvelopeRequest, Signer, Template};
+use shared::records::trade;
 use shared::records::{self, Stored};
-use shared::webhooks::Event;
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::webhooks::{record_event, view_event, Event};
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, commit, existing_account, ids_event, primary, record_event, trade_id, trade_of, ATTEMPTS};
+use crate::support::{existing_account, ids_event, primary, trade_id, trade_of};
 
 /// Most templates one sending carries: its envelopes and document records, the retired
 /// sending's voids, the trade and the webhooks are one transaction (at most 100 writes).
@@ -55,16 +59,21 @@ enum Sending {
 /// The IDs a subscription operation names.
 struct Target {
     offering: String,
-    account: String,
+    account: AccountId,
     trade: String,
 }
 
 impl Target {
     fn parse(p: &Params) -> Result<Target, ApiError> {
+        let offering = numeric_id("offeringId", &p.req(&["offeringId"])?)?;
+        let account = p.req(&["accountId"])?;
+        let trade = trade_id(p)?;
+        // Checked after the other parameters: a malformed ID answers 148 as an unknown one.
+        let account = AccountId::parse(&account)?;
         Ok(Target {
-            offering: trade::numeric_id("offeringId", &p.req(&["offeringId"])?)?,
-            account: p.req(&["accountId"])?.trim().to_owned(),
-            trade: trade_id(p)?,
+            offering,
+            account,
+            trade,
         })
     }
 
@@ -75,7 +84,7 @@ impl Target {
         offering::live(ctx.store(), ctx.client_id(), &self.offering).await?;
         let t = trade_of(ctx, &self.trade).await?;
         if t.rec.account_id != account.rec.id || t.rec.offering_id != self.offering {
-            return Err(trade::no_trade());
+            return Err(no_trade());
         }
         Ok(t)
     }
@@ -110,31 +119,56 @@ async fn signer(ctx: &Ctx, account: &str) -> Result<(String, Signer), ApiError> 
     Ok((party_id, signer))
 }
 
-/// An element of `document_details`: `documentKey`, `esignStatus`, `accountId` (observed).
-fn document_record(d: &SignDoc) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("documentKey".into(), d.document_key.clone().into());
-    m.insert("esignStatus".into(), d.status.as_str().into());
-    m.insert("accountId".into(), d.account_id.clone().into());
-    m
+/// An element of `document_details`: `documentKey`, `esignStatus`, `accountId` (observed),
+/// also the webhook of each document sent.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DocumentView<'a> {
+    document_key: &'a str,
+    esign_status: &'static str,
+    account_id: &'a str,
+}
+
+impl<'a> DocumentView<'a> {
+    fn new(d: &'a SignDoc) -> Self {
+        DocumentView {
+            document_key: &d.document_key,
+            esign_status: d.status.as_str(),
+            account_id: &d.account_id,
+        }
+    }
 }
 
 fn documents_reply(docs: &[SignDoc]) -> Reply {
-    let list = docs.iter().map(|d| Value::Object(document_record(d))).collect();
-    Reply::ok().with_value("document_details", Value::Array(list))
+    let list: Vec<_> = docs.iter().map(DocumentView::new).collect();
+    Reply::ok().with("document_details", list)
+}
+
+/// The webhook of the embedded variant (which answers no record): `tradeId`, `accountId`,
+/// `documentKey` (the keys, comma separated) and `esignStatus` (the trade's).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EmbeddedSendingView<'a> {
+    trade_id: &'a str,
+    account_id: &'a str,
+    document_key: &'a str,
+    esign_status: &'a str,
 }
 
 /// The webhooks of a sending: one per document with its record, or for the embedded
-/// variant (which answers no record) one with `tradeId`, `accountId`, `documentKey` (the
-/// keys, comma separated) and `esignStatus` (the trade's).
+/// variant one for the trade.
 fn sending_events(method: &str, how: Sending, trade: &Trade, docs: &[SignDoc]) -> Vec<Event> {
     match how {
-        Sending::Embedded => vec![Event::new(method)
-            .field("tradeId", trade.id.clone())
-            .field("accountId", trade.account_id.clone())
-            .field("documentKey", trade.document_key.clone())
-            .field("esignStatus", trade.esign_status.clone())],
-        _ => docs.iter().map(|d| record_event(method, &document_record(d))).collect(),
+        Sending::Embedded => {
+            let view = EmbeddedSendingView {
+                trade_id: &trade.id,
+                account_id: &trade.account_id,
+                document_key: &trade.document_key,
+                esign_status: &trade.esign_status,
+            };
+            vec![view_event(method, &view)]
+        }
+        _ => docs.iter().map(|d| view_event(method, &DocumentView::new(d))).collect(),
     }
 }
 
@@ -163,18 +197,19 @@ async fn retire(
 /// documents of the trade's current sending after the call.
 async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<SignDoc>, ApiError> {
     let target = Target::parse(p)?;
-    let client = ctx.client_id();
-    let provider = esign::provider(ctx);
-    for attempt in 0..ATTEMPTS {
-        let stored = target.load(ctx).await?;
+    // Owned: a captured reference would keep the handler's future from being `Send`.
+    let method = method.to_owned();
+    ctx.transact(async move |ctx, _| {
+        let client = ctx.client_id();
+        let provider = esign::provider(&ctx);
+        let stored = target.load(&ctx).await?;
         let docs = trade_esign::of_trade(ctx.store(), client, &stored.rec.id).await?;
         let current: Vec<&StoredSignDoc> = docs.iter().filter(|d| d.doc.current).collect();
         if how != Sending::Resend && !current.is_empty() {
             // Sent already (call once after createTrade): the sending as it stands.
             let docs: Vec<SignDoc> = current.iter().map(|d| d.doc.clone()).collect();
-            ctx.commit(Vec::new(), sending_events(method, how, &stored.rec, &docs))
-                .await?;
-            return Ok(docs);
+            let events = sending_events(&method, how, &stored.rec, &docs);
+            return Ok(Plan::answer(docs).events(events));
         }
         if how == Sending::Resend && aggregate(current.iter().map(|d| d.doc.status)) == Some(EsignStatus::Signed) {
             return Err(ApiError::invalid(
@@ -188,7 +223,7 @@ async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<S
                 stored.rec.status
             )));
         }
-        let (party_id, signer) = signer(ctx, &target.account).await?;
+        let (party_id, signer) = signer(&ctx, target.account.as_str()).await?;
         let mut templates = subscription::active(ctx.store(), client, &target.offering).await?;
         if templates.is_empty() {
             return Err(ApiError::invalid(
@@ -208,7 +243,7 @@ async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<S
         let ip = ctx.ip.to_string();
         let mut writes = Vec::new();
         let mut events = Vec::new();
-        retire(ctx, &provider, &current, &now, &mut writes, &mut events).await?;
+        retire(&ctx, &provider, &current, &now, &mut writes, &mut events).await?;
         let sending = docs.iter().map(|d| d.doc.sending).max().unwrap_or(0) + 1;
         let mut sent = Vec::with_capacity(templates.len());
         for tpl in &templates {
@@ -219,7 +254,7 @@ async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<S
             };
             let purpose = Purpose::new(SUBSCRIPTION, &stored.rec.id);
             let (envelope, envelope_writes) =
-                esign::create_envelope(ctx, &provider, &request, purpose, how != Sending::Embedded).await?;
+                esign::create_envelope(&ctx, &provider, &request, purpose, how != Sending::Embedded).await?;
             writes.extend(envelope_writes);
             let doc = SignDoc {
                 id: ctx.next_id(DOCUMENT).await?,
@@ -254,12 +289,10 @@ async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<S
         after.updated.clone_from(&now);
         after.updated_ip.clone_from(&ip);
         writes.extend(trade::replace(client, &stored, &after)?);
-        events.extend(sending_events(method, how, &after, &sent));
-        if commit(ctx, writes, Vec::new(), events, attempt).await? {
-            return Ok(sent);
-        }
-    }
-    Err(busy())
+        events.extend(sending_events(&method, how, &after, &sent));
+        Ok(Plan::new(writes, sent).events(events))
+    })
+    .await
 }
 
 /// `POST /v3/sendSubscriptionDocument`: `offeringId`, `accountId`, `tradeId` (all required).
@@ -301,41 +334,40 @@ pub async fn resend_subscription(ctx: Ctx, p: Params) -> Result<Reply, ApiError>
 /// `documentId` (its envelope key), `esignstatus`, `templateName` (`<templateId>--<name>`),
 /// `widgetTemplate` (`1` for a document the client platform presents, `0` for an emailed
 /// one), `docsId` (the offering template's `templateNameID`), then the trade's fields.
-fn signed_view(d: &SignDoc, t: &Trade) -> Map<String, Value> {
-    let trade = t.details();
-    let mut m = Map::new();
-    m.insert("orderId".into(), t.id.clone().into());
-    m.insert("id".into(), d.id.clone().into());
-    m.insert("documentId".into(), d.document_key.clone().into());
-    m.insert("esignstatus".into(), d.status.as_str().into());
-    m.insert("templateName".into(), d.template_label().into());
-    m.insert("widgetTemplate".into(), if d.embedded { "1" } else { "0" }.into());
-    m.insert("docsId".into(), d.offering_template_id.clone().into());
-    for k in [
-        "developerAPIKey",
-        "offeringId",
-        "accountId",
-        "partyId",
-        "party_type",
-        "escrowId",
-        "transactionType",
-        "totalAmount",
-        "totalShares",
-        "orderStatus",
-        "createdDate",
-        "createdIpAddress",
-        "errors",
-        "documentKey",
-        "esignStatus",
-        "users",
-        "field1",
-        "field2",
-        "field3",
-        "archived_status",
-    ] {
-        m.insert(k.into(), trade.get(k).cloned().unwrap_or(Value::Null));
+#[derive(Serialize)]
+struct SignedView<'a> {
+    #[serde(rename = "orderId")]
+    order_id: &'a str,
+    id: &'a str,
+    #[serde(rename = "documentId")]
+    document_id: &'a str,
+    esignstatus: &'static str,
+    #[serde(rename = "templateName")]
+    template_name: String,
+    #[serde(rename = "widgetTemplate")]
+    widget_template: &'static str,
+    #[serde(rename = "docsId")]
+    docs_id: &'a str,
+    #[serde(rename = "developerAPIKey")]
+    developer_api_key: &'static str,
+    #[serde(flatten)]
+    trade: BodyView<'a>,
+    archived_status: &'static str,
+}
+
+fn signed_view<'a>(d: &'a SignDoc, t: &'a Trade) -> SignedView<'a> {
+    SignedView {
+        order_id: &t.id,
+        id: &d.id,
+        document_id: &d.document_key,
+        esignstatus: d.status.as_str(),
+        template_name: d.template_label(),
+        widget_template: if d.embedded { "1" } else { "0" },
+        docs_id: &d.offering_template_id,
+        developer_api_key: MASK,
+        trade: t.body(),
+        archived_status: t.archived_status(),
     }
-    m
 }
 
 /// `POST /v3/getTradeSignedDocument`: `tradeId`; `SignedDocumentDetails` = the object of the
@@ -344,24 +376,29 @@ fn signed_view(d: &SignDoc, t: &Trade) -> Map<String, Value> {
 /// ever sent: body statusCode `404`. Fires `getTradeSignedDocument` with the object's fields.
 pub async fn get_trade_signed(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let t = trade_of(&ctx, &id).await?.rec;
-    let docs = trade_esign::of_trade(ctx.store(), ctx.client_id(), &t.id).await?;
-    let chosen = docs
-        .iter()
-        .filter(|d| d.doc.status == EsignStatus::Signed)
-        .max_by(|a, b| (&a.doc.updated, a.doc.id.len(), &a.doc.id).cmp(&(&b.doc.updated, b.doc.id.len(), &b.doc.id)))
-        .or_else(|| docs.iter().find(|d| d.doc.current))
-        .ok_or_else(|| ApiError::coded("404", "No subscription document has been sent for this trade"))?;
-    let view = signed_view(&chosen.doc, &t);
-    ctx.commit(Vec::new(), vec![record_event("getTradeSignedDocument", &view)])
+    let (doc, t) = ctx
+        .transact(async move |ctx, _| {
+            let t = trade_of(&ctx, &id).await?.rec;
+            let docs = trade_esign::of_trade(ctx.store(), ctx.client_id(), &t.id).await?;
+            let chosen = docs
+                .iter()
+                .filter(|d| d.doc.status == EsignStatus::Signed)
+                .max_by(|a, b| {
+                    (&a.doc.updated, a.doc.id.len(), &a.doc.id).cmp(&(&b.doc.updated, b.doc.id.len(), &b.doc.id))
+                })
+                .or_else(|| docs.iter().find(|d| d.doc.current))
+                .ok_or_else(|| ApiError::coded("404", "No subscription document has been sent for this trade"))?;
+            let event = view_event("getTradeSignedDocument", &signed_view(&chosen.doc, &t));
+            Ok(Plan::answer((chosen.doc.clone(), t)).event(event))
+        })
         .await?;
-    Ok(Reply::ok().with_value("SignedDocumentDetails", Value::Object(view)))
+    Ok(Reply::ok().with("SignedDocumentDetails", signed_view(&doc, &t)))
 }
 
 /// An optional numeric ID parameter (blank counts as absent).
 fn opt_numeric(p: &Params, name: &str) -> Result<Option<String>, ApiError> {
     match p.opt(&[name])? {
-        Some(v) if !v.trim().is_empty() => trade::numeric_id(name, &v).map(Some),
+        Some(v) if !v.trim().is_empty() => numeric_id(name, &v).map(Some),
         _ => Ok(None),
     }
 }
@@ -376,55 +413,60 @@ pub async fn get_all_signed(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let offering_f = opt_numeric(&p, "offeringId")?;
     let account_f = p
         .opt(&["accountId"])?
-        .map(|a| a.trim().to_owned())
-        .filter(|a| !a.is_empty());
-    if let Some(a) = &account_f {
-        existing_account(&ctx, a).await?;
-    }
-    if let Some(o) = &offering_f {
-        offering::live(ctx.store(), ctx.client_id(), o).await?;
-    }
-    let client = ctx.client_id();
-    let docs: Vec<SignDoc> = match &trade_f {
-        Some(id) => {
-            let t = trade_of(&ctx, id).await?.rec;
-            let mut docs: Vec<SignDoc> = trade_esign::of_trade(ctx.store(), client, &t.id)
-                .await?
-                .into_iter()
-                .map(|s| s.doc)
-                .filter(|d| d.status == EsignStatus::Signed)
-                .collect();
-            docs.sort_by(|a, b| (&b.updated, b.id.len(), &b.id).cmp(&(&a.updated, a.id.len(), &a.id)));
-            docs
-        }
-        None => trade_esign::signed(ctx.store(), client, ALL_MAX).await?,
-    };
-    let docs: Vec<SignDoc> = docs
-        .into_iter()
-        .filter(|d| account_f.as_deref().is_none_or(|a| d.account_id == a))
-        .filter(|d| offering_f.as_deref().is_none_or(|o| d.offering_id == o))
-        .collect();
-    let mut trades: HashMap<String, Trade> = HashMap::new();
-    let mut out = Vec::with_capacity(docs.len());
-    for d in &docs {
-        if !trades.contains_key(&d.trade_id) {
-            match trade::load(ctx.store(), client, &d.trade_id).await? {
-                Some(t) => trades.insert(d.trade_id.clone(), t.rec),
-                None => continue,
+        .filter(|a| !a.trim().is_empty())
+        .map(|a| AccountId::parse(&a))
+        .transpose()?;
+    let (docs, trades) = ctx
+        .transact(async move |ctx, _| {
+            if let Some(a) = &account_f {
+                existing_account(&ctx, a).await?;
+            }
+            if let Some(o) = &offering_f {
+                offering::live(ctx.store(), ctx.client_id(), o).await?;
+            }
+            let client = ctx.client_id();
+            let docs: Vec<SignDoc> = match &trade_f {
+                Some(id) => {
+                    let t = trade_of(&ctx, id).await?.rec;
+                    let mut docs: Vec<SignDoc> = trade_esign::of_trade(ctx.store(), client, &t.id)
+                        .await?
+                        .into_iter()
+                        .map(|s| s.doc)
+                        .filter(|d| d.status == EsignStatus::Signed)
+                        .collect();
+                    docs.sort_by(|a, b| (&b.updated, b.id.len(), &b.id).cmp(&(&a.updated, a.id.len(), &a.id)));
+                    docs
+                }
+                None => trade_esign::signed(ctx.store(), client, ALL_MAX).await?,
             };
-        }
-        if let Some(t) = trades.get(&d.trade_id) {
-            out.push(Value::Object(signed_view(d, t)));
-        }
-    }
-    let event = ids_event(
-        "getAllSignedDocument",
-        None,
-        "documentIds",
-        docs.iter().map(|d| d.id.clone()),
-    );
-    ctx.commit(Vec::new(), vec![event]).await?;
-    Ok(Reply::ok().with_value("SignedDocumentDetails", Value::Array(out)))
+            let docs: Vec<SignDoc> = docs
+                .into_iter()
+                .filter(|d| account_f.as_ref().is_none_or(|a| d.account_id == a.as_str()))
+                .filter(|d| offering_f.as_deref().is_none_or(|o| d.offering_id == o))
+                .collect();
+            let mut trades: HashMap<String, Trade> = HashMap::new();
+            for d in &docs {
+                if !trades.contains_key(&d.trade_id) {
+                    if let Some(t) = trade::load(ctx.store(), client, &d.trade_id).await? {
+                        trades.insert(d.trade_id.clone(), t.rec);
+                    }
+                }
+            }
+            let event = ids_event(
+                "getAllSignedDocument",
+                None,
+                "documentIds",
+                docs.iter().map(|d| d.id.clone()),
+            );
+            Ok(Plan::answer((docs, trades)).event(event))
+        })
+        .await?;
+    // A document whose trade is gone is left out of the answer (not of the webhook).
+    let out: Vec<_> = docs
+        .iter()
+        .filter_map(|d| trades.get(&d.trade_id).map(|t| signed_view(d, t)))
+        .collect();
+    Ok(Reply::ok().with("SignedDocumentDetails", out))
 }
 
 /// The change a client may make to an envelope it sent: send a draft (`NOTSIGNED`) or
@@ -513,66 +555,64 @@ async fn nda_template(ctx: &Ctx, provider: &dyn ESignProvider, wanted: Option<&s
 /// documentKey, esignStatus, accountId, partyId, offeringId, maasuserId}]`; fires `sendNda`
 /// with those fields; `updateNdaDocuSignStatus` follows when it is signed.
 pub async fn send_nda(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let account = p.req(&["accountId"])?.trim().to_owned();
-    let offering_id = trade::numeric_id("offeringId", &p.req(&["offeringId"])?)?;
+    let account = p.req(&["accountId"])?;
+    let offering_id = numeric_id("offeringId", &p.req(&["offeringId"])?)?;
     let wanted = p
         .opt(&["templateId"])?
         .map(|t| t.trim().to_owned())
         .filter(|t| !t.is_empty());
     let maasuser = p.text(&["maasuserId"])?.trim().to_owned();
+    let account = AccountId::parse(&account)?;
     let account = existing_account(&ctx, &account).await?.rec.id;
     offering::live(ctx.store(), ctx.client_id(), &offering_id).await?;
-    let client = ctx.client_id();
-    let provider = esign::provider(&ctx);
-    for attempt in 0..ATTEMPTS {
-        let current = trade_esign::current_nda(ctx.store(), client, &account, &offering_id).await?;
-        let nda = match &current {
-            Some(c) if !matches!(c.nda.status, EsignStatus::Declined | EsignStatus::Voided) => {
-                ctx.commit(Vec::new(), vec![record_event("sendNda", &c.nda.record())])
-                    .await?;
-                c.nda.clone()
+    let nda = ctx
+        .transact(async move |ctx, _| {
+            let client = ctx.client_id();
+            let current = trade_esign::current_nda(ctx.store(), client, &account, &offering_id).await?;
+            if let Some(c) = current
+                .as_ref()
+                .filter(|c| !matches!(c.nda.status, EsignStatus::Declined | EsignStatus::Voided))
+            {
+                // Out or signed: answered as it stands.
+                let event = record_event("sendNda", &c.nda.record());
+                return Ok(Plan::answer(c.nda.clone()).event(event));
             }
-            _ => {
-                let (party_id, signer) = signer(&ctx, &account).await?;
-                let template = nda_template(&ctx, &provider, wanted.as_deref()).await?;
-                let sending = current.as_ref().map_or(0, |c| c.nda.sending) + 1;
-                let ref_num = ctx.next_id(DOCUMENT).await?;
-                let request = EnvelopeRequest {
-                    reference: format!("nda-{account}-{offering_id}-{sending}"),
-                    template_ids: vec![template.id.clone()],
-                    signers: vec![signer],
-                };
-                let purpose = Purpose::new(NDA, &ref_num);
-                let (envelope, mut writes) = esign::create_envelope(&ctx, &provider, &request, purpose, true).await?;
-                let now = ctx.now();
-                let nda = Nda {
-                    ref_num,
-                    account_id: account.clone(),
-                    party_id,
-                    offering_id: offering_id.clone(),
-                    maasuser_id: maasuser.clone(),
-                    template_key: template.id,
-                    template_name: template.name,
-                    document_key: envelope.document_key,
-                    sending,
-                    status: envelope.status,
-                    created: now.clone(),
-                    updated: now,
-                    updated_ip: ctx.ip.to_string(),
-                };
-                writes.push(nda.write(client, None)?);
-                writes.push(nda.pointer_write(client, current.as_ref().map(|c| c.nda.ref_num.as_str())));
-                let events = vec![record_event("sendNda", &nda.record())];
-                if !commit(&ctx, writes, Vec::new(), events, attempt).await? {
-                    continue;
-                }
-                nda
-            }
-        };
-        let record = Value::Object(nda.record());
-        return Ok(Reply::ok().with_value("document_details", Value::Array(vec![record])));
-    }
-    Err(busy())
+            let provider = esign::provider(&ctx);
+            let (party_id, signer) = signer(&ctx, &account).await?;
+            let template = nda_template(&ctx, &provider, wanted.as_deref()).await?;
+            let sending = current.as_ref().map_or(0, |c| c.nda.sending) + 1;
+            let ref_num = ctx.next_id(DOCUMENT).await?;
+            let request = EnvelopeRequest {
+                reference: format!("nda-{account}-{offering_id}-{sending}"),
+                template_ids: vec![template.id.clone()],
+                signers: vec![signer],
+            };
+            let purpose = Purpose::new(NDA, &ref_num);
+            let (envelope, mut writes) = esign::create_envelope(&ctx, &provider, &request, purpose, true).await?;
+            let now = ctx.now();
+            let nda = Nda {
+                ref_num,
+                account_id: account.clone(),
+                party_id,
+                offering_id: offering_id.clone(),
+                maasuser_id: maasuser.clone(),
+                template_key: template.id,
+                template_name: template.name,
+                document_key: envelope.document_key,
+                sending,
+                status: envelope.status,
+                created: now.clone(),
+                updated: now,
+                updated_ip: ctx.ip.to_string(),
+            };
+            writes.push(nda.write(client, None)?);
+            writes.push(nda.pointer_write(client, current.as_ref().map(|c| c.nda.ref_num.as_str())));
+            let event = record_event("sendNda", &nda.record());
+            Ok(Plan::new(writes, nda).event(event))
+        })
+        .await?;
+    let record = Value::Object(nda.record());
+    Ok(Reply::ok().with_value("document_details", Value::Array(vec![record])))
 }
 
 /// `POST /v3/updateNdaDocuSignStatus` (designed): `refNum` (sendNda's) and `esignStatus`
@@ -581,7 +621,7 @@ pub async fn send_nda(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `updateNdaDocuSignStatus` fires only when an NDA is signed (part 1), which the provider
 /// reports. Answers `document_details` = `[sendNda's record]`.
 pub async fn update_nda_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let ref_num = trade::numeric_id("refNum", &p.req(&["refNum"])?)?;
+    let ref_num = numeric_id("refNum", &p.req(&["refNum"])?)?;
     let action = client_action(&p)?;
     let reason = p.text(&["reason"])?;
     let unknown = || ApiError::invalid("refNum", "NDA does not exist");

@@ -1,7 +1,8 @@
 //! The trades group: createTrade, the trade reads and lists, edits, status moves
 //! (updateTradeStatus, deleteTrade, cancelInvestment) and trade notes. The trade record, its
-//! state table and the writes that keep the offering's counters right live in
-//! `shared::model::trade`, for the payments, escrow and trade-document groups to build on.
+//! state table and views live in `shared::model::trade`, the writes that keep the offering's
+//! counters right in `shared::records::trade`, for the payments, escrow and trade-document
+//! groups to build on.
 
 mod create;
 mod documents;

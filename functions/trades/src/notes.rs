@@ -6,14 +6,13 @@
 //! `noteId` alone find it. Deletes are virtual.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 use shared::ids::sortable;
-use shared::model::trade;
-use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, StoreError, Val, Write};
-use shared::webhooks::Event;
-use shared::{insert_array, op, ApiError, Ctx, Params, Reply, Routes};
+use shared::model::ids::numeric_id;
+use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Val, Write};
+use shared::webhooks::{view_event, Event};
+use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, ids_event, record_event, trade_id, trade_of, ATTEMPTS};
+use crate::support::{ids_event, trade_id, trade_of};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -31,18 +30,38 @@ struct TradeNote {
     updated: String,
 }
 
+/// The note record: `noteId`, `tradeId`, `authorname`, `note`, `createdDate`,
+/// `updatedDate` (part 2's note record with the IDs the other note operations take), also
+/// the webhook of addTradeNote and updateTradeNote.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NoteView<'a> {
+    note_id: &'a str,
+    trade_id: &'a str,
+    authorname: &'a str,
+    note: &'a str,
+    created_date: &'a str,
+    updated_date: &'a str,
+}
+
+/// deleteTradeNote's webhook.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NoteRefView<'a> {
+    note_id: &'a str,
+    trade_id: &'a str,
+}
+
 impl TradeNote {
-    /// The note record: `noteId`, `tradeId`, `authorname`, `note`, `createdDate`,
-    /// `updatedDate` (part 2's note record with the IDs the other note operations take).
-    fn view(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("noteId".into(), self.id.clone().into());
-        m.insert("tradeId".into(), self.trade_id.clone().into());
-        m.insert("authorname".into(), self.authorname.clone().into());
-        m.insert("note".into(), self.note.clone().into());
-        m.insert("createdDate".into(), self.created.clone().into());
-        m.insert("updatedDate".into(), self.updated.clone().into());
-        m
+    fn view(&self) -> NoteView<'_> {
+        NoteView {
+            note_id: &self.id,
+            trade_id: &self.trade_id,
+            authorname: &self.authorname,
+            note: &self.note,
+            created_date: &self.created,
+            updated_date: &self.updated,
+        }
     }
 }
 
@@ -86,14 +105,14 @@ fn note_write(client: &str, n: &TradeNote, v: i64, cond: Cond) -> Result<Write, 
 /// The live note named by the `noteId` parameter (numeric, `106` otherwise) and its version;
 /// `106` when unknown or deleted, or (when `tradeId` is sent) another trade's.
 async fn live_note(ctx: &Ctx, p: &Params) -> Result<(TradeNote, i64), ApiError> {
-    let id = trade::numeric_id("noteId", &p.req(&["noteId"])?)?;
+    let id = numeric_id("noteId", &p.req(&["noteId"])?)?;
     let client = ctx.client_id();
     let Some(pointer) = ctx.store().get(&pointer_key(client, &id)).await? else {
         return Err(no_note());
     };
     let trade_id = pointer.get("tradeId").and_then(Val::as_str).unwrap_or("").to_owned();
     if let Some(sent) = p.opt(&["tradeId"])?.filter(|t| !t.trim().is_empty()) {
-        if trade::numeric_id("tradeId", &sent)? != trade_id {
+        if numeric_id("tradeId", &sent)? != trade_id {
             return Err(no_note());
         }
     }
@@ -112,30 +131,39 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
     let author = p.req(&["authorName"])?;
     let text = p.req(&["notes"])?;
-    let t = trade_of(&ctx, &id).await?.rec;
-    let now = ctx.now();
-    let note = TradeNote {
-        id: ctx.next_id(shared::ids::NOTE).await?,
-        trade_id: t.id.clone(),
-        authorname: author,
-        note: text,
-        deleted: false,
-        created: now.clone(),
-        updated: now,
-    };
-    let client = ctx.client_id();
-    let mut pointer = pointer_key(client, &note.id).item();
-    pointer.insert("tradeId".into(), Val::S(t.id.clone()));
-    let writes = vec![
-        note_write(client, &note, 1, Cond::NotExists)?,
-        Write::Put {
-            item: pointer,
-            cond: Some(Cond::NotExists),
-        },
-    ];
-    let record = note.view();
-    ctx.commit(writes, vec![record_event("addTradeNote", &record)]).await?;
-    Ok(Reply::ok().with_value("notesDetails", insert_array(Value::Object(record))))
+    // Allocated on the first attempt, and kept by re-planned ones.
+    let mut note_id: Option<String> = None;
+    let note = ctx
+        .transact(async move |ctx, _| {
+            let t = trade_of(&ctx, &id).await?.rec;
+            let now = ctx.now();
+            let note = TradeNote {
+                id: match &note_id {
+                    Some(id) => id.clone(),
+                    None => note_id.insert(ctx.next_id(shared::ids::NOTE).await?).clone(),
+                },
+                trade_id: t.id.clone(),
+                authorname: author.clone(),
+                note: text.clone(),
+                deleted: false,
+                created: now.clone(),
+                updated: now,
+            };
+            let client = ctx.client_id();
+            let mut pointer = pointer_key(client, &note.id).item();
+            pointer.insert("tradeId".into(), Val::S(t.id.clone()));
+            let writes = vec![
+                note_write(client, &note, 1, Cond::NotExists)?,
+                Write::Put {
+                    item: pointer,
+                    cond: Some(Cond::NotExists),
+                },
+            ];
+            let event = view_event("addTradeNote", &note.view());
+            Ok(Plan::new(writes, note).event(event))
+        })
+        .await?;
+    Ok(Reply::ok().with_value("notesDetails", insert_array(note.view())))
 }
 
 /// `POST /v3/getTradeNote`: `tradeId` required (`188` unknown); `noteId` optional (only that
@@ -144,62 +172,63 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// and `noteIds`.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let t = trade_of(&ctx, &id).await?.rec;
-    let only = match p.opt(&["noteId"])?.filter(|n| !n.trim().is_empty()) {
-        Some(n) => Some(trade::numeric_id("noteId", &n)?),
-        None => None,
-    };
-    let mut q = Query::new(Index::Table, note_pk(ctx.client_id(), &t.id));
-    q.sk = SkRange::All;
-    let mut notes = Vec::new();
-    loop {
-        let page = ctx.store().query(&q).await?;
-        for item in &page.items {
-            let (n, _) = decode(item)?;
-            if !n.deleted && only.as_ref().is_none_or(|o| *o == n.id) {
-                notes.push(n);
+    let notes = ctx
+        .transact(async move |ctx, _| {
+            let t = trade_of(&ctx, &id).await?.rec;
+            let only = match p.opt(&["noteId"])?.filter(|n| !n.trim().is_empty()) {
+                Some(n) => Some(numeric_id("noteId", &n)?),
+                None => None,
+            };
+            let mut q = Query::new(Index::Table, note_pk(ctx.client_id(), &t.id));
+            q.sk = SkRange::All;
+            let mut notes = Vec::new();
+            loop {
+                let page = ctx.store().query(&q).await?;
+                for item in &page.items {
+                    let (n, _) = decode(item)?;
+                    if !n.deleted && only.as_ref().is_none_or(|o| *o == n.id) {
+                        notes.push(n);
+                    }
+                }
+                match page.next {
+                    Some(next) => q.start = Some(next),
+                    None => break,
+                }
             }
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => break,
-        }
-    }
-    if only.is_some() && notes.is_empty() {
-        return Err(no_note());
-    }
-    let event = ids_event(
-        "getTradeNote",
-        Some(("tradeId", &t.id)),
-        "noteIds",
-        notes.iter().map(|n| n.id.clone()),
-    );
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let records = notes.iter().map(|n| Value::Object(n.view())).collect();
-    Ok(Reply::ok().with_value("notesDetails", Value::Array(records)))
+            if only.is_some() && notes.is_empty() {
+                return Err(no_note());
+            }
+            let event = ids_event(
+                "getTradeNote",
+                Some(("tradeId", &t.id)),
+                "noteIds",
+                notes.iter().map(|n| n.id.clone()),
+            );
+            Ok(Plan::answer(notes).event(event))
+        })
+        .await?;
+    let records: Vec<_> = notes.iter().map(TradeNote::view).collect();
+    Ok(Reply::ok().with("notesDetails", records))
 }
 
 /// Writes `change` of the note named by `noteId`, conditioned on the version read.
 async fn change(
     ctx: &Ctx,
-    p: &Params,
-    change: impl Fn(&mut TradeNote),
-    event: impl Fn(&TradeNote) -> Event,
+    p: Params,
+    change: impl Fn(&mut TradeNote) + Send,
+    event: impl Fn(&TradeNote) -> Event + Send,
 ) -> Result<TradeNote, ApiError> {
-    for _ in 0..ATTEMPTS {
-        let (before, v) = live_note(ctx, p).await?;
+    ctx.transact(async move |ctx, _| {
+        let (before, v) = live_note(&ctx, &p).await?;
         let mut after = before.clone();
         change(&mut after);
         after.updated = ctx.now();
         let cond = Cond::Cmp("v".into(), CmpOp::Eq, Val::from(v));
         let write = note_write(ctx.client_id(), &after, v + 1, cond)?;
-        match ctx.commit(vec![write], vec![event(&after)]).await {
-            Ok(()) => return Ok(after),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(busy())
+        let event = event(&after);
+        Ok(Plan::new(vec![write], after).event(event))
+    })
+    .await
 }
 
 /// `POST /v3/updateTradeNote`: `noteId` and `notes` required; `authorName` optional (kept when
@@ -211,17 +240,17 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let author = p.opt(&["authorName"])?.filter(|a| !a.trim().is_empty());
     let after = change(
         &ctx,
-        &p,
-        |n| {
+        p,
+        move |n| {
             n.note.clone_from(&text);
             if let Some(a) = &author {
                 n.authorname.clone_from(a);
             }
         },
-        |n| record_event("updateTradeNote", &n.view()),
+        |n| view_event("updateTradeNote", &n.view()),
     )
     .await?;
-    Ok(Reply::ok().with_value("notesDetails", Value::Array(vec![Value::Object(after.view())])))
+    Ok(Reply::ok().with("notesDetails", [after.view()]))
 }
 
 /// `POST /v3/deleteTradeNote`: `noteId` required; a virtual delete (the note leaves
@@ -230,12 +259,14 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     change(
         &ctx,
-        &p,
+        p,
         |n| n.deleted = true,
         |n| {
-            Event::new("deleteTradeNote")
-                .field("noteId", n.id.clone())
-                .field("tradeId", n.trade_id.clone())
+            let view = NoteRefView {
+                note_id: &n.id,
+                trade_id: &n.trade_id,
+            };
+            view_event("deleteTradeNote", &view)
         },
     )
     .await?;

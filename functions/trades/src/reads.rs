@@ -4,20 +4,25 @@
 use std::collections::HashMap;
 
 use http::Method;
-use serde_json::{Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::mask::MASK;
 use shared::model::custodian_settings::CustodianSettings;
+use shared::model::ids::{numeric_id, AccountId};
 use shared::model::offering::{self, six_decimals, Offering};
-use shared::model::trade::{self, pending_ach_key, Trade};
+use shared::model::trade::{CancelledView, Trade};
 use shared::model::Account;
 use shared::records;
+use shared::records::trade::{self, pending_ach_key};
 use shared::store::{Index, Query};
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{account_trade, existing_account, ids_event, record_event, trade_id, trade_of};
+use shared::webhooks::view_event;
+
+use crate::support::{account_trade, existing_account, ids_event, object, trade_id, trade_of};
 
 /// Most records getAllTrades answers (as getAllOffers: part 1, Limits).
 const ALL_MAX: usize = 10_000;
@@ -29,21 +34,30 @@ const ALL_MAX: usize = 10_000;
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let id = trade_id(&p)?;
-    let t = account_trade(&ctx, &account, &id).await?.rec;
-    let record = t.details();
-    ctx.commit(Vec::new(), vec![record_event("getTrade", &record)]).await?;
-    Ok(Reply::ok().with_value("partyDetails", Value::Array(vec![Value::Object(record)])))
+    // Checked after the other parameters: a malformed ID answers 148 as an unknown one.
+    let account = AccountId::parse(&account)?;
+    let t = ctx
+        .transact(async move |ctx, _| {
+            let t = account_trade(&ctx, &account, &id).await?.rec;
+            let event = view_event("getTrade", &t.details());
+            Ok(Plan::answer(t).event(event))
+        })
+        .await?;
+    Ok(Reply::ok().with("partyDetails", [t.details()]))
 }
 
 /// `POST /v3/getTradeStatus`: `tradeId`; `tradeDetails` = an array of the one trade record
 /// of OBSERVED-MORE.md. A non-numeric ID is `106`, an unknown one `188` (part 1).
 pub async fn get_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let t = trade_of(&ctx, &id).await?.rec;
-    let record = t.status_record();
-    ctx.commit(Vec::new(), vec![record_event("getTradeStatus", &record)])
+    let t = ctx
+        .transact(async move |ctx, _| {
+            let t = trade_of(&ctx, &id).await?.rec;
+            let event = view_event("getTradeStatus", &t.status_view());
+            Ok(Plan::answer(t).event(event))
+        })
         .await?;
-    Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(record)])))
+    Ok(Reply::ok().with("tradeDetails", [t.status_view()]))
 }
 
 /// `POST /v3/getTradesForOffering`: `offeringId` (`106` when missing or not numeric, `138`
@@ -51,22 +65,26 @@ pub async fn get_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// not deleted, oldest first, as OBSERVED.md shows them (empty array when none). One query.
 /// Webhook: `offeringId`, `tradeIds`.
 pub async fn for_offering(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let id = trade::numeric_id("offeringId", &p.req(&["offeringId"])?)?;
-    let o = offering::live(ctx.store(), ctx.client_id(), &id).await?.rec;
-    let trades: Vec<Trade> = trade::of_offering(ctx.store(), ctx.client_id(), &o.id)
-        .await?
-        .into_iter()
-        .filter(|t| !t.deleted)
-        .collect();
-    let event = ids_event(
-        "getTradesForOffering",
-        Some(("offeringId", &o.id)),
-        "tradeIds",
-        trades.iter().map(|t| t.id.clone()),
-    );
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let records = trades.iter().map(|t| Value::Object(t.offering_view())).collect();
-    Ok(Reply::ok().with_value("Offering purchased details", Value::Array(records)))
+    let id = numeric_id("offeringId", &p.req(&["offeringId"])?)?;
+    let trades = ctx
+        .transact(async move |ctx, _| {
+            let o = offering::live(ctx.store(), ctx.client_id(), &id).await?.rec;
+            let trades: Vec<Trade> = trade::of_offering(ctx.store(), ctx.client_id(), &o.id)
+                .await?
+                .into_iter()
+                .filter(|t| !t.deleted)
+                .collect();
+            let event = ids_event(
+                "getTradesForOffering",
+                Some(("offeringId", &o.id)),
+                "tradeIds",
+                trades.iter().map(|t| t.id.clone()),
+            );
+            Ok(Plan::answer(trades).event(event))
+        })
+        .await?;
+    let records: Vec<_> = trades.iter().map(Trade::offering_view).collect();
+    Ok(Reply::ok().with("Offering purchased details", records))
 }
 
 /// Accounts and offerings read once each for a set of trades.
@@ -119,48 +137,77 @@ async fn newest(ctx: &Ctx, max: usize) -> Result<Vec<Trade>, ApiError> {
 /// `clientName` masked (the client record has no other name than its ID). Each account and
 /// offering is read once. Webhook: `tradeIds`.
 pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
-    let trades = newest(&ctx, ALL_MAX).await?;
-    let mut look = Lookups::default();
-    let mut records = Vec::with_capacity(trades.len());
-    for t in &trades {
-        let (account_name, approval, kyc, aml) = match look.account(&ctx, &t.account_id).await? {
-            Some(a) => (
-                a.account_name.clone(),
-                a.approval_status.clone(),
-                a.kyc_status.clone(),
-                a.aml_status.clone(),
-            ),
-            None => (t.account_name.clone(), String::new(), String::new(), String::new()),
-        };
-        let issue_name = look
-            .offering(&ctx, &t.offering_id)
-            .await?
-            .map(|o| o.issue_name.clone())
-            .unwrap_or_default();
-        let mut m = Map::new();
-        m.insert("id".into(), t.id.clone().into());
-        m.insert("createdDate".into(), t.created.clone().into());
-        m.insert("accountId".into(), t.account_id.clone().into());
-        m.insert("issueName".into(), issue_name.into());
-        m.insert("orderId".into(), t.id.clone().into());
-        m.insert("accountName".into(), account_name.into());
-        m.insert("offeringId".into(), t.offering_id.clone().into());
-        m.insert("totalAmount".into(), six_decimals(t.total_amount).into());
-        m.insert("transactionType".into(), t.transaction_type.clone().into());
-        m.insert("approvalStatus".into(), approval.into());
-        m.insert("kycStatus".into(), kyc.into());
-        m.insert("amlStatus".into(), aml.into());
-        m.insert("orderStatus".into(), t.status.clone().into());
-        m.insert("esignStatus".into(), t.esign_status.clone().into());
-        m.insert("developerAPIKey".into(), MASK.into());
-        m.insert("clientName".into(), MASK.into());
-        m.insert("clientId".into(), MASK.into());
-        m.insert("field1".into(), t.field1.clone().into());
-        records.push(Value::Object(m));
-    }
-    let event = ids_event("getAllTrades", None, "tradeIds", trades.iter().map(|t| t.id.clone()));
-    ctx.commit(Vec::new(), vec![event]).await?;
-    Ok(Reply::ok().with_value("TradeFinancialDetails", Value::Array(records)))
+    let records = ctx
+        .transact(async move |ctx, _| {
+            let trades = newest(&ctx, ALL_MAX).await?;
+            let mut look = Lookups::default();
+            let mut records = Vec::with_capacity(trades.len());
+            for t in &trades {
+                let (account_name, approval, kyc, aml) = match look.account(&ctx, &t.account_id).await? {
+                    Some(a) => (
+                        a.account_name.clone(),
+                        a.approval_status.clone(),
+                        a.kyc_status.clone(),
+                        a.aml_status.clone(),
+                    ),
+                    None => (t.account_name.clone(), String::new(), String::new(), String::new()),
+                };
+                let issue_name = look
+                    .offering(&ctx, &t.offering_id)
+                    .await?
+                    .map(|o| o.issue_name.clone())
+                    .unwrap_or_default();
+                records.push(AllTradesView {
+                    id: t.id.clone(),
+                    created_date: t.created.clone(),
+                    account_id: t.account_id.clone(),
+                    issue_name,
+                    order_id: t.id.clone(),
+                    account_name,
+                    offering_id: t.offering_id.clone(),
+                    total_amount: six_decimals(t.total_amount),
+                    transaction_type: t.transaction_type.clone(),
+                    approval_status: approval,
+                    kyc_status: kyc,
+                    aml_status: aml,
+                    order_status: t.status.clone(),
+                    esign_status: t.esign_status.clone(),
+                    developer_api_key: MASK,
+                    client_name: MASK,
+                    client_id: MASK,
+                    field1: t.field1.clone(),
+                });
+            }
+            let event = ids_event("getAllTrades", None, "tradeIds", trades.iter().map(|t| t.id.clone()));
+            Ok(Plan::answer(records).event(event))
+        })
+        .await?;
+    Ok(Reply::ok().with("TradeFinancialDetails", records))
+}
+
+/// getAllTrades' record (OBSERVED-MORE.md, in its order).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AllTradesView {
+    id: String,
+    created_date: String,
+    account_id: String,
+    issue_name: String,
+    order_id: String,
+    account_name: String,
+    offering_id: String,
+    total_amount: String,
+    transaction_type: String,
+    approval_status: String,
+    kyc_status: String,
+    aml_status: String,
+    order_status: String,
+    esign_status: String,
+    #[serde(rename = "developerAPIKey")]
+    developer_api_key: &'static str,
+    client_name: &'static str,
+    client_id: &'static str,
+    field1: String,
 }
 
 const LIST: ListSpec = ListSpec {
@@ -233,7 +280,7 @@ fn observed_filters(pairs: &[(String, String)]) -> Vec<(String, String)> {
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let q = shared::list::parse(&observed_filters(p.query_pairs()), &LIST)?;
     let with_deleted = q.deleted;
-    let page = records::list::<Trade>(ctx.store(), ctx.client_id(), &q, |t| t.list_view(with_deleted)).await?;
+    let page = records::list::<Trade>(ctx.store(), ctx.client_id(), &q, |t| object(&t.list_view(with_deleted))).await?;
     Ok(page.into_reply("trades"))
 }
 
@@ -245,36 +292,63 @@ pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `issueName`. One query for the trades, one read per distinct offering. Webhook:
 /// `accountId`, `tradeIds`.
 pub async fn account_history(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let account = existing_account(&ctx, &p.req(&["accountId"])?).await?.rec;
-    let trades = trade::of_account(ctx.store(), ctx.client_id(), &account.id).await?;
-    let mut look = Lookups::default();
-    let mut records = Vec::with_capacity(trades.len());
-    for t in &trades {
-        let mut m = Map::new();
-        m.insert("in_id".into(), t.id.clone().into());
-        m.extend(t.cancelled_record());
-        m.insert("clientId".into(), MASK.into());
-        m.insert("trade_developerAPIKey".into(), MASK.into());
-        m.insert("accountName".into(), account.account_name.clone().into());
-        m.insert("accreditedStatus".into(), account.accredited_status.clone().into());
-        m.insert("kycStatus".into(), account.kyc_status.clone().into());
-        m.insert("amlStatus".into(), account.aml_status.clone().into());
-        let issue_name = look
-            .offering(&ctx, &t.offering_id)
-            .await?
-            .map(|o| o.issue_name.clone())
-            .unwrap_or_default();
-        m.insert("issueName".into(), issue_name.into());
-        records.push(Value::Object(m));
-    }
-    let event = ids_event(
-        "getAccountTradeHistory",
-        Some(("accountId", &account.id)),
-        "tradeIds",
-        trades.iter().map(|t| t.id.clone()),
-    );
-    ctx.commit(Vec::new(), vec![event]).await?;
-    Ok(Reply::ok().with_value("accountDetails", Value::Array(records)))
+    let account = AccountId::param(&p, &["accountId"])?;
+    let (account, history) = ctx
+        .transact(async move |ctx, _| {
+            let account = existing_account(&ctx, &account).await?.rec;
+            let trades = trade::of_account(ctx.store(), ctx.client_id(), &account.id).await?;
+            let mut look = Lookups::default();
+            let mut history = Vec::with_capacity(trades.len());
+            for t in trades {
+                let issue_name = look
+                    .offering(&ctx, &t.offering_id)
+                    .await?
+                    .map(|o| o.issue_name.clone())
+                    .unwrap_or_default();
+                history.push((t, issue_name));
+            }
+            let event = ids_event(
+                "getAccountTradeHistory",
+                Some(("accountId", &account.id)),
+                "tradeIds",
+                history.iter().map(|(t, _)| t.id.clone()),
+            );
+            Ok(Plan::answer((account, history)).event(event))
+        })
+        .await?;
+    let records: Vec<_> = history
+        .iter()
+        .map(|(t, issue_name)| HistoryView {
+            in_id: &t.id,
+            trade: t.cancelled_view(),
+            client_id: MASK,
+            trade_developer_api_key: MASK,
+            account_name: &account.account_name,
+            accredited_status: &account.accredited_status,
+            kyc_status: &account.kyc_status,
+            aml_status: &account.aml_status,
+            issue_name,
+        })
+        .collect();
+    Ok(Reply::ok().with("accountDetails", records))
+}
+
+/// getAccountTradeHistory's record.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HistoryView<'a> {
+    #[serde(rename = "in_id")]
+    in_id: &'a str,
+    #[serde(flatten)]
+    trade: CancelledView<'a>,
+    client_id: &'static str,
+    #[serde(rename = "trade_developerAPIKey")]
+    trade_developer_api_key: &'static str,
+    account_name: &'a str,
+    accredited_status: &'a str,
+    kyc_status: &'a str,
+    aml_status: &'a str,
+    issue_name: &'a str,
 }
 
 /// `POST /v3/getPaymentInfo`: `tradeId` (required), `accountId` (optional; when sent the
@@ -287,35 +361,64 @@ pub async fn account_history(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// object's text fields.
 pub async fn payment_info(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let t = match p.opt(&["accountId"])?.filter(|a| !a.trim().is_empty()) {
-        Some(account) => account_trade(&ctx, &account, &id).await?.rec,
-        None => trade_of(&ctx, &id).await?.rec,
-    };
-    let escrow = offering::load(ctx.store(), ctx.client_id(), &t.offering_id)
-        .await?
-        .map(|o| o.rec.escrow_account_number)
-        .unwrap_or_else(|| t.escrow_id.clone());
-    let pending = ctx
-        .store()
-        .get(&pending_ach_key(ctx.client_id(), &t.id))
-        .await?
-        .is_some();
-    let settings = CustodianSettings::load(ctx.store(), ctx.client_id()).await?;
-    let mut m = Map::new();
-    m.insert("tradeId".into(), t.id.clone().into());
-    m.insert("accountId".into(), t.account_id.clone().into());
-    m.insert("offeringId".into(), t.offering_id.clone().into());
-    m.insert("transactionType".into(), t.transaction_type.clone().into());
-    m.insert("unitPrice".into(), six_decimals(t.unit_price).into());
-    m.insert("totalShares".into(), t.units.to_string().into());
-    m.insert("fees".into(), six_decimals(t.fees).into());
-    m.insert("totalAmount".into(), six_decimals(t.total_amount).into());
-    m.insert("orderStatus".into(), t.status.clone().into());
-    m.insert("escrowAccountNumber".into(), escrow.into());
-    m.insert("achPending".into(), if pending { "yes" } else { "no" }.into());
-    m.insert("custodianDetails".into(), settings.details());
-    ctx.commit(Vec::new(), vec![record_event("getPaymentInfo", &m)]).await?;
-    Ok(Reply::ok().with_value("paymentInfo", Value::Array(vec![Value::Object(m)])))
+    let account = p
+        .opt(&["accountId"])?
+        .filter(|a| !a.trim().is_empty())
+        .map(|a| AccountId::parse(&a))
+        .transpose()?;
+    let info = ctx
+        .transact(async move |ctx, _| {
+            let t = match &account {
+                Some(account) => account_trade(&ctx, account, &id).await?.rec,
+                None => trade_of(&ctx, &id).await?.rec,
+            };
+            let escrow = offering::load(ctx.store(), ctx.client_id(), &t.offering_id)
+                .await?
+                .map(|o| o.rec.escrow_account_number)
+                .unwrap_or_else(|| t.escrow_id.clone());
+            let pending = ctx
+                .store()
+                .get(&pending_ach_key(ctx.client_id(), &t.id))
+                .await?
+                .is_some();
+            let settings = CustodianSettings::load(ctx.store(), ctx.client_id()).await?;
+            let info = PaymentInfoView {
+                trade_id: t.id.clone(),
+                account_id: t.account_id.clone(),
+                offering_id: t.offering_id.clone(),
+                transaction_type: t.transaction_type.clone(),
+                unit_price: six_decimals(t.unit_price),
+                total_shares: t.units.to_string(),
+                fees: six_decimals(t.fees),
+                total_amount: six_decimals(t.total_amount),
+                order_status: t.status.clone(),
+                escrow_account_number: escrow,
+                ach_pending: if pending { "yes" } else { "no" },
+                custodian_details: settings.details(),
+            };
+            let event = view_event("getPaymentInfo", &info);
+            Ok(Plan::answer(info).event(event))
+        })
+        .await?;
+    Ok(Reply::ok().with("paymentInfo", [info]))
+}
+
+/// getPaymentInfo's object, also its webhook's fields.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PaymentInfoView {
+    trade_id: String,
+    account_id: String,
+    offering_id: String,
+    transaction_type: String,
+    unit_price: String,
+    total_shares: String,
+    fees: String,
+    total_amount: String,
+    order_status: String,
+    escrow_account_number: String,
+    ach_pending: &'static str,
+    custodian_details: Value,
 }
 
 /// The read routes.

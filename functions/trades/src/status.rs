@@ -5,15 +5,17 @@
 //! a cancellation (`CANCELED`, `Rejected`) voids the trade's subscription documents still
 //! out in that same transaction (`trade_esign::cancellation_voids`).
 
-use serde_json::{json, Value};
 use shared::esign;
-use shared::model::trade::{self, ach_pending, no_pending_ach, wrong_status, Cancellation, TradeStatus};
+use shared::model::ids::AccountId;
+use shared::model::trade::{wrong_status, Cancellation, Trade, TradeStatus};
 use shared::model::trade_esign::{self, Voids};
-use shared::webhooks::Event;
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::records::trade;
+use shared::records::Stored;
+use shared::webhooks::{view_event, Event};
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use crate::edits::{TradeFields, FIELD_NAMES};
-use crate::support::{account_trade, busy, commit, ip_param, trade_id, trade_of, ATTEMPTS};
+use crate::support::{account_trade, guard_ach, ip_param, trade_id, trade_of};
 
 /// The webhook a status change fires, also from inside cancelInvestment.
 const STATUS_METHOD: &str = "updateTradeStatus";
@@ -29,6 +31,28 @@ async fn void_at_provider(ctx: &Ctx, trade_id: &str, voids: &Voids) {
     if let Err(e) = voids.at_provider(ctx.client_id(), &esign::provider(ctx)).await {
         tracing::error!(error = %e, trade = trade_id, "subscription envelopes voided in the platform's records but not at the provider");
     }
+}
+
+/// The plan of a status move of the trade read as `before`: `after` with `voids` (the
+/// subscription documents it voids), the pending-ACH check when `guarded`, then `events`
+/// and the voids' webhooks. Answers the trade and its voids, to void at the provider once
+/// committed.
+fn move_plan(
+    client: &str,
+    before: &Stored<Trade>,
+    after: Trade,
+    mut voids: Voids,
+    guarded: bool,
+    events: impl IntoIterator<Item = Event>,
+) -> Result<Plan<(Trade, Voids)>, ApiError> {
+    let writes = trade::replace(client, before, &after)?;
+    let trade_id = after.id.clone();
+    let void_writes = std::mem::take(&mut voids.writes);
+    let void_events = std::mem::take(&mut voids.events);
+    let plan = Plan::new(writes, (after, voids)).writes(void_writes);
+    Ok(guard_ach(plan, client, &trade_id, guarded)
+        .events(events)
+        .events(void_events))
 }
 
 fn status_names() -> String {
@@ -54,55 +78,47 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let target = TradeStatus::parse(&sent)
         .ok_or_else(|| ApiError::invalid("tradeStatus", format!("must be one of {}", status_names())))?;
     let fields = TradeFields::parse(&p)?;
-    let client = ctx.client_id();
-    for attempt in 0..ATTEMPTS {
-        let stored = account_trade(&ctx, &account, &id).await?;
-        let current = stored.rec.holding().status;
-        let moving = current != target;
-        if moving && !current.can_move_to(target) {
-            return Err(wrong_status(format!(
-                "Trade status {} cannot move to {}",
-                stored.rec.status, sent
-            )));
-        }
-        let mut after = stored.rec.clone();
-        let fields_changed = fields.apply(&mut after);
-        if !moving && !fields_changed {
-            return Ok(details_reply(&after));
-        }
-        if moving {
-            after.status = sent.clone();
-        }
-        let now = ctx.now();
-        after.updated.clone_from(&now);
-        after.updated_ip = ctx.ip.to_string();
-        let voids = if moving && matches!(target, TradeStatus::Canceled | TradeStatus::Rejected) {
-            trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?
-        } else {
-            Voids::default()
-        };
-        let mut writes = trade::replace(client, &stored, &after)?;
-        writes.extend(voids.writes.iter().cloned());
-        let mut checks = Vec::new();
-        if moving && current == TradeStatus::Created && !target.holds_shares() {
-            checks.push((no_pending_ach(client, &after.id), ach_pending()));
-        }
-        let mut events = if moving {
-            vec![after.status_event(STATUS_METHOD)]
-        } else {
-            Vec::new()
-        };
-        events.extend(voids.events.iter().cloned());
-        if commit(&ctx, writes, checks, events, attempt).await? {
-            void_at_provider(&ctx, &after.id, &voids).await;
-            return Ok(details_reply(&after));
-        }
-    }
-    Err(busy())
+    // Checked after the other parameters: a malformed ID answers 148 as an unknown one.
+    let account = AccountId::parse(&account)?;
+    let (after, voids) = ctx
+        .transact(async move |ctx, _| {
+            let client = ctx.client_id();
+            let stored = account_trade(&ctx, &account, &id).await?;
+            let current = stored.rec.holding().status;
+            let moving = current != target;
+            if moving && !current.can_move_to(target) {
+                return Err(wrong_status(format!(
+                    "Trade status {} cannot move to {}",
+                    stored.rec.status, sent
+                )));
+            }
+            let mut after = stored.rec.clone();
+            let fields_changed = fields.apply(&mut after);
+            if !moving && !fields_changed {
+                return Ok(Plan::answer((after, Voids::default())));
+            }
+            if moving {
+                after.status.clone_from(&sent);
+            }
+            let now = ctx.now();
+            after.updated.clone_from(&now);
+            after.updated_ip = ctx.ip.to_string();
+            let voids = if moving && matches!(target, TradeStatus::Canceled | TradeStatus::Rejected) {
+                trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?
+            } else {
+                Voids::default()
+            };
+            let guarded = moving && current == TradeStatus::Created && !target.holds_shares();
+            let status_event = moving.then(|| after.status_event(STATUS_METHOD));
+            move_plan(client, &stored, after, voids, guarded, status_event)
+        })
+        .await?;
+    void_at_provider(&ctx, &after.id, &voids).await;
+    Ok(details_reply(&after))
 }
 
-fn details_reply(t: &trade::Trade) -> Reply {
-    Reply::ok().with_value("tradeDetails", Value::Array(vec![Value::Object(t.details())]))
+fn details_reply(t: &Trade) -> Reply {
+    Reply::ok().with("tradeDetails", [t.details()])
 }
 
 /// `POST /v3/deleteTrade`: `accountId` and `tradeId` required, `errDesc` optional (stored as
@@ -116,51 +132,33 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let id = trade_id(&p)?;
     let err_desc = p.opt(&["errDesc"])?;
-    let client = ctx.client_id();
-    for attempt in 0..ATTEMPTS {
-        let stored = account_trade(&ctx, &account, &id).await?;
-        if stored.rec.holding().status != TradeStatus::Created {
-            return Err(wrong_status(format!(
-                "Trade status should be in CREATED (it is {})",
-                stored.rec.status
-            )));
-        }
-        let mut after = stored.rec.clone();
-        after.status = TradeStatus::Canceled.name().into();
-        after.deleted = true;
-        if let Some(e) = &err_desc {
-            after.errors.clone_from(e);
-        }
-        let now = ctx.now();
-        after.updated.clone_from(&now);
-        after.updated_ip = ctx.ip.to_string();
-        let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
-        let mut writes = trade::replace(client, &stored, &after)?;
-        writes.extend(voids.writes.iter().cloned());
-        let checks = vec![(no_pending_ach(client, &after.id), ach_pending())];
-        let mut events = vec![Event::new("deleteTrade").field("tradeId", after.id.clone())];
-        events.extend(voids.events.iter().cloned());
-        if commit(&ctx, writes, checks, events, attempt).await? {
-            void_at_provider(&ctx, &after.id, &voids).await;
-            let record = json!({
-                "partyId": after.party_id,
-                "offeringId": after.offering_id,
-                "orderStatus": after.status,
-            });
-            return Ok(Reply::ok().with_value("tradeDetails", Value::Array(vec![record])));
-        }
-    }
-    Err(busy())
-}
-
-/// The cancelInvestment webhook: `accountId`, `OrderId`, `Transaction Type` (a space in the
-/// name: it arrives form-encoded as `Transaction+Type`), `OrderStatus`.
-fn cancel_event(method: &str, t: &trade::Trade) -> Event {
-    Event::new(method)
-        .field("accountId", t.account_id.clone())
-        .field("OrderId", t.id.clone())
-        .field("Transaction Type", t.transaction_type.clone())
-        .field("OrderStatus", t.status.clone())
+    let account = AccountId::parse(&account)?;
+    let (after, voids) = ctx
+        .transact(async move |ctx, _| {
+            let client = ctx.client_id();
+            let stored = account_trade(&ctx, &account, &id).await?;
+            if stored.rec.holding().status != TradeStatus::Created {
+                return Err(wrong_status(format!(
+                    "Trade status should be in CREATED (it is {})",
+                    stored.rec.status
+                )));
+            }
+            let mut after = stored.rec.clone();
+            after.status = TradeStatus::Canceled.name().into();
+            after.deleted = true;
+            if let Some(e) = &err_desc {
+                after.errors.clone_from(e);
+            }
+            let now = ctx.now();
+            after.updated.clone_from(&now);
+            after.updated_ip = ctx.ip.to_string();
+            let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
+            let event = view_event("deleteTrade", &after.reference());
+            move_plan(client, &stored, after, voids, true, [event])
+        })
+        .await?;
+    void_at_provider(&ctx, &after.id, &voids).await;
+    Ok(Reply::ok().with("tradeDetails", [after.deleted_view()]))
 }
 
 /// cancelInvestment and fundReturnRequest: the same cancellation, answered under `key` and
@@ -171,46 +169,43 @@ async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) ->
     let reason = p.req(&["reason"])?;
     let notes = p.text(&["notes"])?;
     let ip = ip_param(&ctx, &p, &["createdIpAddress", "createdIPAddress"])?;
-    let client = ctx.client_id();
-    for attempt in 0..ATTEMPTS {
-        let stored = trade_of(&ctx, &id).await?;
-        let current = stored.rec.holding().status;
-        if !current.can_move_to(TradeStatus::Canceled) {
-            return Err(wrong_status(format!(
-                "Only a CREATED or FUNDED trade can be cancelled (it is {})",
-                stored.rec.status
-            )));
-        }
-        let now = ctx.now();
-        let mut after = stored.rec.clone();
-        after.status = TradeStatus::Canceled.name().into();
-        after.cancellation = Some(Cancellation {
-            requested_by: requested_by.clone(),
-            reason: reason.clone(),
-            notes: notes.clone(),
-            ip: ip.clone(),
-            date: now.clone(),
-        });
-        after.updated.clone_from(&now);
-        after.updated_ip = ctx.ip.to_string();
-        let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
-        let mut writes = trade::replace(client, &stored, &after)?;
-        writes.extend(voids.writes.iter().cloned());
-        let mut checks = Vec::new();
-        if current == TradeStatus::Created {
-            checks.push((no_pending_ach(client, &after.id), ach_pending()));
-        }
-        // The inner status change fires its own webhook first, then the method's, then one
-        // updateDocuSignStatus per document voided.
-        let mut events = vec![after.status_event(STATUS_METHOD), cancel_event(method, &after)];
-        events.extend(voids.events.iter().cloned());
-        if commit(&ctx, writes, checks, events, attempt).await? {
-            void_at_provider(&ctx, &after.id, &voids).await;
-            let record = Value::Object(after.cancelled_record());
-            return Ok(Reply::ok().with_value(key, Value::Array(vec![record])));
-        }
-    }
-    Err(busy())
+    // Owned: a captured reference would keep the handler's future from being `Send`.
+    let method = method.to_owned();
+    let (after, voids) = ctx
+        .transact(async move |ctx, _| {
+            let client = ctx.client_id();
+            let stored = trade_of(&ctx, &id).await?;
+            let current = stored.rec.holding().status;
+            if !current.can_move_to(TradeStatus::Canceled) {
+                return Err(wrong_status(format!(
+                    "Only a CREATED or FUNDED trade can be cancelled (it is {})",
+                    stored.rec.status
+                )));
+            }
+            let now = ctx.now();
+            let mut after = stored.rec.clone();
+            after.status = TradeStatus::Canceled.name().into();
+            after.cancellation = Some(Cancellation {
+                requested_by: requested_by.clone(),
+                reason: reason.clone(),
+                notes: notes.clone(),
+                ip: ip.clone(),
+                date: now.clone(),
+            });
+            after.updated.clone_from(&now);
+            after.updated_ip = ctx.ip.to_string();
+            let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
+            // The inner status change fires its own webhook first, then the method's, then one
+            // updateDocuSignStatus per document voided.
+            let events = [
+                after.status_event(STATUS_METHOD),
+                view_event(&method, &after.cancel_event()),
+            ];
+            move_plan(client, &stored, after, voids, current == TradeStatus::Created, events)
+        })
+        .await?;
+    void_at_provider(&ctx, &after.id, &voids).await;
+    Ok(Reply::ok().with(key, [after.cancelled_view()]))
 }
 
 /// `POST /v3/cancelInvestment`: `tradeId`, `requestedBy`, `reason` required; `notes`,

@@ -1,35 +1,22 @@
 //! What the trade operations share: parameters, the account and trade lookups in the
 //! order CONTRACT.md gives (parameters `106`, then `148`, `138`, `188`, then the rules), the
-//! commit of one attempt with its condition checks, and webhooks made of response records.
+//! pending-ACH guard, and the webhook of reads that answer a set.
 
-use std::time::Duration;
-
+use serde::Serialize;
+use serde_json::{Map, Value};
+use shared::model::ids::{no_account, no_trade, numeric_id, AccountId};
 use shared::model::link::{primary_key, primary_party};
-use shared::model::trade::{self, Trade};
+use shared::model::trade::{ach_pending, Trade};
 use shared::model::{validate, Account};
+use shared::records::trade::{self, no_pending_ach};
 use shared::records::{self, Stored};
-use shared::store::{Cond, StoreError, Write};
-pub use shared::webhooks::record_event;
+use shared::store::{Cond, Write};
 use shared::webhooks::Event;
-use shared::{ApiError, Ctx, Params};
-
-/// How many times an operation reads again and re-plans after a concurrent change (another
-/// trade took the units, the same trade changed, a transaction collided) before giving up.
-pub const ATTEMPTS: usize = 16;
-
-/// What an operation answers when every attempt lost to a concurrent change (never expected).
-pub fn busy() -> ApiError {
-    ApiError::internal("trade changed concurrently on every attempt")
-}
-
-/// `148`: the account does not exist (for this client), is deleted, or (createTrade) archived.
-pub fn no_account() -> ApiError {
-    ApiError::coded("148", "Account is not exist/active.")
-}
+use shared::{ApiError, Ctx, Params, Plan};
 
 /// An account of the caller that is not deleted and not archived (createTrade), or `148`.
-pub async fn active_account(ctx: &Ctx, id: &str) -> Result<Stored<Account>, ApiError> {
-    match records::load::<Account>(ctx.store(), ctx.client_id(), id.trim()).await? {
+pub async fn active_account(ctx: &Ctx, id: &AccountId) -> Result<Stored<Account>, ApiError> {
+    match records::load::<Account>(ctx.store(), ctx.client_id(), id.as_str()).await? {
         Some(s) if !s.rec.deleted && !s.rec.archived => Ok(s),
         _ => Err(no_account()),
     }
@@ -37,8 +24,8 @@ pub async fn active_account(ctx: &Ctx, id: &str) -> Result<Stored<Account>, ApiE
 
 /// An account of the caller that is not deleted (archived ones included: their trades can
 /// still be read, edited and cancelled), or `148`.
-pub async fn existing_account(ctx: &Ctx, id: &str) -> Result<Stored<Account>, ApiError> {
-    match records::load::<Account>(ctx.store(), ctx.client_id(), id.trim()).await? {
+pub async fn existing_account(ctx: &Ctx, id: &AccountId) -> Result<Stored<Account>, ApiError> {
+    match records::load::<Account>(ctx.store(), ctx.client_id(), id.as_str()).await? {
         Some(s) if !s.rec.deleted => Ok(s),
         _ => Err(no_account()),
     }
@@ -61,7 +48,7 @@ pub fn primary_still_there(ctx: &Ctx, account: &str) -> Write {
 
 /// The required `tradeId` parameter: `106` when missing or not numeric.
 pub fn trade_id(p: &Params) -> Result<String, ApiError> {
-    trade::numeric_id("tradeId", &p.req(&["tradeId"])?)
+    numeric_id("tradeId", &p.req(&["tradeId"])?)
 }
 
 /// A trade of the caller by the `tradeId` parameter (deleted ones included), or `188`.
@@ -71,11 +58,11 @@ pub async fn trade_of(ctx: &Ctx, id: &str) -> Result<Stored<Trade>, ApiError> {
 
 /// The account named by `account` and its trade `trade_id`: `148` for an unknown account,
 /// `188` for an unknown trade or one of another account.
-pub async fn account_trade(ctx: &Ctx, account: &str, trade_id: &str) -> Result<Stored<Trade>, ApiError> {
+pub async fn account_trade(ctx: &Ctx, account: &AccountId, trade_id: &str) -> Result<Stored<Trade>, ApiError> {
     let a = existing_account(ctx, account).await?;
     let t = trade_of(ctx, trade_id).await?;
     if t.rec.account_id != a.rec.id {
-        return Err(trade::no_trade());
+        return Err(no_trade());
     }
     Ok(t)
 }
@@ -114,41 +101,23 @@ pub fn ids_event(method: &str, lead: Option<(&str, &str)>, name: &str, ids: impl
     e.field(name, ids.collect::<Vec<_>>().join(","))
 }
 
-/// Commits one attempt: `writes`, then `checks` (each failing with its own error), with
-/// `events`, in one transaction. `Ok(true)` when committed; `Ok(false)` when a concurrent
-/// change failed a condition or collided (read again and re-plan); a failed check answers
-/// its error, and nothing is written either way.
-pub async fn commit(
-    ctx: &Ctx,
-    mut writes: Vec<Write>,
-    checks: Vec<(Write, ApiError)>,
-    events: Vec<Event>,
-    attempt: usize,
-) -> Result<bool, ApiError> {
-    let first = writes.len();
-    writes.extend(checks.iter().map(|(w, _)| w.clone()));
-    match ctx.commit(writes, events).await {
-        Ok(()) => Ok(true),
-        Err(StoreError::ConditionFailed { index: Some(i) }) if i >= first && i < first + checks.len() => {
-            Err(checks[i - first].1.clone())
-        }
-        Err(StoreError::ConditionFailed { .. }) => Ok(false),
-        Err(StoreError::Conflict) => {
-            backoff(attempt).await;
-            Ok(false)
-        }
-        Err(e) => Err(e.into()),
+/// A view as a JSON object (the list reads take objects). Views have string keys, so
+/// serializing them cannot fail.
+pub fn object(view: &impl Serialize) -> Map<String, Value> {
+    match serde_json::to_value(view) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
     }
 }
 
-/// A short, growing, jittered pause before retrying a collided transaction.
-async fn backoff(attempt: usize) {
-    let jitter = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::from(d.subsec_nanos() % 7))
-        .unwrap_or(0);
-    let ms = (2u64 << attempt.min(5)) + jitter;
-    tokio::time::sleep(Duration::from_millis(ms)).await;
+/// `plan` with, when `guarded`, the check that no ACH fund move of the trade is pending
+/// (`150` when a concurrent externalFundMove got there first).
+pub fn guard_ach<T>(plan: Plan<T>, client: &str, trade_id: &str, guarded: bool) -> Plan<T> {
+    if guarded {
+        plan.check(no_pending_ach(client, trade_id), ach_pending())
+    } else {
+        plan
+    }
 }
 
 /// `yes`/`no` (also `1`/`0`, `true`/`false`), answered as `yes` or `no`.

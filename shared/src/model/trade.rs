@@ -1,39 +1,18 @@
 //! Trades: an account's investment intent in an offering, and what the payments, escrow and
-//! trade-document groups build on: the record, its status table, the writes that keep its
-//! read copies and its offering's counters right in ONE transaction, and the pending-ACH
-//! marker that guards cancellation.
-//!
-//! # Items
-//!
-//! | item | key (`pk` / `sk`) | holds |
-//! |---|---|---|
-//! | the trade | `<client>#TRADE` / tradeId | [`Trade`] JSON in `d`, version `v`, list keys `gsi1`/`gsi2` ([`records`]) |
-//! | by offering | `<client>#TRADE#OFFERING#<offeringId>` / sortable tradeId | a copy of `d` (getTradesForOffering) |
-//! | by account | `<client>#TRADE#ACCOUNT#<accountId>` / sortable tradeId | a copy of `d` (getAccountTradeHistory) |
-//! | purchase history | `<client>#PURCHASE#<offeringId>` / sortable tradeId | [`offering::PurchaseEntry`] |
-//! | pending ACH | `<client>#TRADEACH` / tradeId | present while an ACH fund move of the trade is `Pending` |
-//!
-//! Every change of a trade goes through [`insert`] or [`replace`] (the record, both copies
-//! and the purchase entry) plus, when the change moves shares or money, the offering's
-//! [`offering::change_write`] computed by [`offering_change`] from the trade as read and as
-//! written. The record's put is conditioned on the version read, the offering's update on
-//! enough remaining shares: a concurrent change fails the whole transaction and the caller
-//! reads again.
+//! trade-document groups build on: the record, its status table, its views, and what a
+//! change of the trade does to its offering's counters ([`offering_change`]). Keys, reads
+//! and writes are in [`crate::records::trade`].
 
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::ApiError;
-use crate::ids::sortable;
 use crate::mask::MASK;
 use crate::model::offering::{self, six_decimals, OfferingChange, PurchaseEntry};
-use crate::records::{self, Record, Stored};
-use crate::store::{Cond, Index, Key, Query, SkRange, Store, Val, Write};
-use crate::webhooks::Event;
-
-pub use super::ids::no_trade;
+use crate::records::Record;
+use crate::webhooks::{view_event, Event};
 
 /// `190`: the trade's status does not allow the operation (the incumbent's "Trade status
 /// should be in CREATED", generalised to every status rule of the trade operations).
@@ -325,20 +304,6 @@ pub fn offering_change(before: Option<Holding>, after: Holding) -> OfferingChang
     }
 }
 
-/// The offering write of a change, or none when it changes nothing there.
-pub fn offering_write(client: &str, offering_id: &str, change: &OfferingChange) -> Option<Write> {
-    let zero = OfferingChange {
-        require_accepting: change.require_accepting,
-        ..OfferingChange::default()
-    };
-    (change != &zero).then(|| offering::change_write(client, offering_id, change))
-}
-
-/// A webhook value: text as it is.
-fn text(v: &str) -> Option<String> {
-    Some(v.to_owned())
-}
-
 impl Trade {
     /// The status, parsed; a stored status is always one of the table's.
     pub fn status(&self) -> TradeStatus {
@@ -373,232 +338,274 @@ impl Trade {
         }
     }
 
-    fn approvals(&self, m: &mut Map<String, Value>) {
-        m.insert("RRApprovalStatus".into(), self.rr_approval_status.clone().into());
-        m.insert("RRName".into(), self.rr_name.clone().into());
-        m.insert("RRApprovalDate".into(), self.rr_approval_date.clone().into());
-        m.insert(
-            "PrincipalApprovalStatus".into(),
-            self.principal_approval_status.clone().into(),
-        );
-        m.insert("PrincipalName".into(), self.principal_name.clone().into());
-        m.insert("PrincipalDate".into(), self.principal_date.clone().into());
+    fn parties(&self) -> PartiesView<'_> {
+        PartiesView {
+            offering_id: &self.offering_id,
+            account_id: &self.account_id,
+            party_id: &self.party_id,
+            party_type: &self.party_type,
+            escrow_id: &self.escrow_id,
+        }
     }
 
-    fn fields(&self, m: &mut Map<String, Value>) {
-        m.insert("field1".into(), self.field1.clone().into());
-        m.insert("field2".into(), self.field2.clone().into());
-        m.insert("field3".into(), self.field3.clone().into());
+    fn order(&self) -> OrderView<'_> {
+        OrderView {
+            transaction_type: &self.transaction_type,
+            total_amount: six_decimals(self.total_amount),
+            total_shares: self.units.to_string(),
+            order_status: &self.status,
+            created_date: &self.created,
+            created_ip_address: &self.created_ip,
+            errors: &self.errors,
+            document_key: &self.document_key,
+            esign_status: &self.esign_status,
+            users: &self.users,
+        }
+    }
+
+    fn fields(&self) -> FieldsView<'_> {
+        FieldsView {
+            field1: &self.field1,
+            field2: &self.field2,
+            field3: &self.field3,
+        }
+    }
+
+    /// `offeringId` to `users`, then `field1`-`field3`.
+    pub fn body(&self) -> BodyView<'_> {
+        BodyView {
+            parties: self.parties(),
+            order: self.order(),
+            fields: self.fields(),
+        }
+    }
+
+    fn approvals(&self) -> ApprovalsView<'_> {
+        ApprovalsView {
+            rr_approval_status: &self.rr_approval_status,
+            rr_name: &self.rr_name,
+            rr_approval_date: &self.rr_approval_date,
+            principal_approval_status: &self.principal_approval_status,
+            principal_name: &self.principal_name,
+            principal_date: &self.principal_date,
+        }
+    }
+
+    /// `closeId` when set: webhooks omit it when empty (`*` in part 1's table).
+    fn close_id_if_set(&self) -> Option<&str> {
+        Some(self.close_id.as_str()).filter(|c| !c.is_empty())
     }
 
     /// The createTrade record (part 2's Trade "created record"), every field present.
-    pub fn created_record(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("tradeId".into(), self.id.clone().into());
-        m.insert("transactionId".into(), self.transaction_id.clone().into());
-        m.insert("transactionAmount".into(), six_decimals(self.total_amount).into());
-        m.insert("transactionDate".into(), self.created.clone().into());
-        m.insert("transactionStatus".into(), self.status.clone().into());
-        self.approvals(&mut m);
-        m.insert("closeId".into(), self.close_id.clone().into());
-        m.insert("eligibleToClose".into(), self.eligible_to_close.clone().into());
-        m
+    pub fn created_view(&self) -> CreatedView<'_> {
+        CreatedView {
+            trade_id: &self.id,
+            transaction_id: &self.transaction_id,
+            transaction_amount: six_decimals(self.total_amount),
+            transaction_date: &self.created,
+            transaction_status: &self.status,
+            approvals: self.approvals(),
+            close_id: Some(&self.close_id),
+            eligible_to_close: &self.eligible_to_close,
+        }
     }
 
-    /// The createTrade webhook: part 1's fields, `closeId` only when set.
+    /// The createTrade webhook: the record's fields, `closeId` only when set.
     pub fn created_event(&self) -> Event {
-        Event::new("createTrade")
-            .field("tradeId", text(&self.id))
-            .field("transactionId", text(&self.transaction_id))
-            .field("transactionAmount", six_decimals(self.total_amount))
-            .field("transactionDate", text(&self.created))
-            .field("transactionStatus", text(&self.status))
-            .field("RRApprovalStatus", text(&self.rr_approval_status))
-            .field("RRName", text(&self.rr_name))
-            .field("RRApprovalDate", text(&self.rr_approval_date))
-            .field("PrincipalApprovalStatus", text(&self.principal_approval_status))
-            .field("PrincipalName", text(&self.principal_name))
-            .field("PrincipalDate", text(&self.principal_date))
-            .field_if_set("closeId", &self.close_id)
-            .field("eligibleToClose", text(&self.eligible_to_close))
+        let view = CreatedView {
+            close_id: self.close_id_if_set(),
+            ..self.created_view()
+        };
+        view_event("createTrade", &view)
     }
 
     /// The fields every trade read starts with: `id` (the trade ID), `developerAPIKey`
-    /// (masked), and the order's identity and amounts.
-    fn head(&self, m: &mut Map<String, Value>, with_key: bool) {
-        m.insert("id".into(), self.id.clone().into());
-        if with_key {
-            m.insert("developerAPIKey".into(), MASK.into());
+    /// (masked) when `with_key`, and the order's identity and amounts.
+    fn head(&self, with_key: bool) -> HeadView<'_> {
+        HeadView {
+            id: &self.id,
+            developer_api_key: with_key.then_some(MASK),
+            parties: self.parties(),
+            order_id: &self.id,
+            order: self.order(),
         }
-        m.insert("offeringId".into(), self.offering_id.clone().into());
-        m.insert("accountId".into(), self.account_id.clone().into());
-        m.insert("partyId".into(), self.party_id.clone().into());
-        m.insert("party_type".into(), self.party_type.clone().into());
-        m.insert("escrowId".into(), self.escrow_id.clone().into());
-        m.insert("orderId".into(), self.id.clone().into());
-        m.insert("transactionType".into(), self.transaction_type.clone().into());
-        m.insert("totalAmount".into(), six_decimals(self.total_amount).into());
-        m.insert("totalShares".into(), self.units.to_string().into());
-        m.insert("orderStatus".into(), self.status.clone().into());
-        m.insert("createdDate".into(), self.created.clone().into());
-        m.insert("createdIpAddress".into(), self.created_ip.clone().into());
-        m.insert("errors".into(), self.errors.clone().into());
-        m.insert("documentKey".into(), self.document_key.clone().into());
-        m.insert("esignStatus".into(), self.esign_status.clone().into());
-        m.insert("users".into(), self.users.clone().into());
     }
 
     /// The getTrade record (OBSERVED.md): `id`, `developerAPIKey` (masked), ..., `users`,
     /// `field1`-`field3`, RR and principal fields, `archived_status`, `closeId`,
     /// `eligibleToClose`.
-    pub fn details(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        self.head(&mut m, true);
-        self.fields(&mut m);
-        self.approvals(&mut m);
-        m.insert("archived_status".into(), self.archived_status().into());
-        m.insert("closeId".into(), self.close_id.clone().into());
-        m.insert("eligibleToClose".into(), self.eligible_to_close.clone().into());
-        m
+    pub fn details(&self) -> DetailsView<'_> {
+        DetailsView {
+            head: self.head(true),
+            fields: self.fields(),
+            approvals: self.approvals(),
+            archived_status: self.archived_status(),
+            close_id: &self.close_id,
+            eligible_to_close: &self.eligible_to_close,
+        }
     }
 
     /// The getTradeStatus record (OBSERVED-MORE.md, in its order).
-    pub fn status_record(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        self.head(&mut m, true);
-        m.insert("archived_status".into(), self.archived_status().into());
-        self.fields(&mut m);
-        m.insert("RRApprovalStatus".into(), self.rr_approval_status.clone().into());
-        m.insert("RRApprovalDate".into(), self.rr_approval_date.clone().into());
-        m
+    pub fn status_view(&self) -> StatusView<'_> {
+        StatusView {
+            head: self.head(true),
+            archived_status: self.archived_status(),
+            fields: self.fields(),
+            rr_approval_status: &self.rr_approval_status,
+            rr_approval_date: &self.rr_approval_date,
+        }
     }
 
     /// The cancelled-investment record of part 2 (cancelInvestment, fundReturnRequest).
-    pub fn cancelled_record(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        self.head(&mut m, false);
-        m.insert("archived_status".into(), self.archived_status().into());
-        self.fields(&mut m);
-        m
+    pub fn cancelled_view(&self) -> CancelledView<'_> {
+        CancelledView {
+            head: self.head(false),
+            archived_status: self.archived_status(),
+            fields: self.fields(),
+        }
     }
 
     /// The updateTradeStatus webhook (part 1's fields, in order).
     pub fn status_event(&self, method: &str) -> Event {
-        let mut e = Event::new(method)
-            .field("tradeId", text(&self.id))
-            .field("id", text(&self.id))
-            .field("offeringId", text(&self.offering_id))
-            .field("accountId", text(&self.account_id))
-            .field("partyId", text(&self.party_id))
-            .field("party_type", text(&self.party_type))
-            .field("escrowId", text(&self.escrow_id))
-            .field("transactionType", text(&self.transaction_type))
-            .field("totalAmount", six_decimals(self.total_amount))
-            .field("totalShares", self.units.to_string())
-            .field("orderStatus", text(&self.status))
-            .field("createdDate", text(&self.created))
-            .field("createdIpAddress", text(&self.created_ip))
-            .field("errors", text(&self.errors))
-            .field("documentKey", text(&self.document_key))
-            .field("esignStatus", text(&self.esign_status))
-            .field("users", text(&self.users));
-        e = self.event_fields(e);
-        e = self.event_approvals(e);
-        e.field("archived_status", self.archived_status().to_owned())
-            .field_if_set("closeId", &self.close_id)
-            .field("eligibleToClose", text(&self.eligible_to_close))
+        let view = StatusEventView {
+            trade_id: &self.id,
+            id: &self.id,
+            body: self.body(),
+            approvals: self.approvals(),
+            archived_status: self.archived_status(),
+            close_id: self.close_id_if_set(),
+            eligible_to_close: &self.eligible_to_close,
+        };
+        view_event(method, &view)
     }
 
     /// The updateTrade webhook (part 1's fields, in order).
     pub fn update_event(&self, method: &str) -> Event {
-        let e = Event::new(method)
-            .field("tradeId", text(&self.id))
-            .field("accountId", text(&self.account_id))
-            .field("offeringId", text(&self.offering_id))
-            .field("orderStatus", text(&self.status));
-        let e = self.event_approvals(e);
-        self.event_fields(e).field_if_set("closeId", &self.close_id)
-    }
-
-    fn event_fields(&self, e: Event) -> Event {
-        e.field("field1", text(&self.field1))
-            .field("field2", text(&self.field2))
-            .field("field3", text(&self.field3))
-    }
-
-    fn event_approvals(&self, e: Event) -> Event {
-        e.field("RRApprovalStatus", text(&self.rr_approval_status))
-            .field("RRName", text(&self.rr_name))
-            .field("RRApprovalDate", text(&self.rr_approval_date))
-            .field("PrincipalApprovalStatus", text(&self.principal_approval_status))
-            .field("PrincipalName", text(&self.principal_name))
-            .field("PrincipalDate", text(&self.principal_date))
+        let view = UpdateEventView {
+            trade_id: &self.id,
+            account_id: &self.account_id,
+            offering_id: &self.offering_id,
+            order_status: &self.status,
+            approvals: self.approvals(),
+            fields: self.fields(),
+            close_id: self.close_id_if_set(),
+        };
+        view_event(method, &view)
     }
 
     /// The getTradesForOffering record (OBSERVED.md).
-    pub fn offering_view(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("accountId".into(), self.account_id.clone().into());
-        m.insert("orderId".into(), self.id.clone().into());
-        m.insert("orderStatus".into(), self.status.clone().into());
-        m.insert("totalAmount".into(), six_decimals(self.total_amount).into());
-        m.insert("totalShares".into(), self.units.to_string().into());
-        m.insert("transactionType".into(), self.transaction_type.clone().into());
-        m.insert("unitPrice".into(), six_decimals(self.unit_price).into());
-        self.fields(&mut m);
-        m
+    pub fn offering_view(&self) -> OfferingTradeView<'_> {
+        OfferingTradeView {
+            account_id: &self.account_id,
+            order_id: &self.id,
+            order_status: &self.status,
+            total_amount: six_decimals(self.total_amount),
+            total_shares: self.units.to_string(),
+            transaction_type: &self.transaction_type,
+            unit_price: six_decimals(self.unit_price),
+            fields: self.fields(),
+        }
     }
 
     /// The updateTradeTransactionType record (OBSERVED-MORE.md).
-    pub fn transaction_type_record(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("orderId".into(), self.id.clone().into());
-        m.insert("id".into(), self.id.clone().into());
-        m.insert("transactionType".into(), self.transaction_type.clone().into());
-        m.insert("developerAPIKey".into(), MASK.into());
-        m.insert("offeringId".into(), self.offering_id.clone().into());
-        m.insert("accountId".into(), self.account_id.clone().into());
-        m.insert("partyId".into(), self.party_id.clone().into());
-        m.insert("party_type".into(), self.party_type.clone().into());
-        m.insert("totalAmount".into(), six_decimals(self.total_amount).into());
-        m.insert("totalShares".into(), self.units.to_string().into());
-        m.insert("orderStatus".into(), self.status.clone().into());
-        m
+    pub fn transaction_type_view(&self) -> TransactionTypeView<'_> {
+        TransactionTypeView {
+            order_id: &self.id,
+            id: &self.id,
+            transaction_type: &self.transaction_type,
+            developer_api_key: MASK,
+            offering_id: &self.offering_id,
+            account_id: &self.account_id,
+            party_id: &self.party_id,
+            party_type: &self.party_type,
+            total_amount: six_decimals(self.total_amount),
+            total_shares: self.units.to_string(),
+            order_status: &self.status,
+        }
     }
 
     /// The `GET /v3/trades` record: every stored field a client may filter or sort on;
     /// with `deleted=true`, also `archived` (`1` for a deleted trade, as observed).
-    pub fn list_view(&self, with_deleted: bool) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("tradeId".into(), self.id.clone().into());
-        m.insert("offeringId".into(), self.offering_id.clone().into());
-        m.insert("accountId".into(), self.account_id.clone().into());
-        m.insert("partyId".into(), self.party_id.clone().into());
-        m.insert("party_type".into(), self.party_type.clone().into());
-        m.insert("escrowId".into(), self.escrow_id.clone().into());
-        m.insert("transactionId".into(), self.transaction_id.clone().into());
-        m.insert("transactionType".into(), self.transaction_type.clone().into());
-        m.insert("unitPrice".into(), six_decimals(self.unit_price).into());
-        m.insert("totalShares".into(), self.units.to_string().into());
-        m.insert("fees".into(), six_decimals(self.fees).into());
-        m.insert("totalAmount".into(), six_decimals(self.total_amount).into());
-        m.insert("orderStatus".into(), self.status.clone().into());
-        m.insert("errors".into(), self.errors.clone().into());
-        m.insert("documentKey".into(), self.document_key.clone().into());
-        m.insert("esignStatus".into(), self.esign_status.clone().into());
-        m.insert("users".into(), self.users.clone().into());
-        self.approvals(&mut m);
-        m.insert("closeId".into(), self.close_id.clone().into());
-        m.insert("eligibleToClose".into(), self.eligible_to_close.clone().into());
-        self.fields(&mut m);
-        m.insert("archived_status".into(), self.archived_status().into());
-        if with_deleted {
-            m.insert("archived".into(), if self.deleted { "1" } else { "0" }.into());
+    pub fn list_view(&self, with_deleted: bool) -> ListView<'_> {
+        ListView {
+            trade_id: &self.id,
+            parties: self.parties(),
+            transaction_id: &self.transaction_id,
+            transaction_type: &self.transaction_type,
+            unit_price: six_decimals(self.unit_price),
+            total_shares: self.units.to_string(),
+            fees: six_decimals(self.fees),
+            total_amount: six_decimals(self.total_amount),
+            order_status: &self.status,
+            errors: &self.errors,
+            document_key: &self.document_key,
+            esign_status: &self.esign_status,
+            users: &self.users,
+            approvals: self.approvals(),
+            close_id: &self.close_id,
+            eligible_to_close: &self.eligible_to_close,
+            fields: self.fields(),
+            archived_status: self.archived_status(),
+            archived: with_deleted.then_some(if self.deleted { "1" } else { "0" }),
+            created_date: &self.created,
+            created_ip_address: &self.created_ip,
+            updated_date: &self.updated,
         }
-        m.insert("createdDate".into(), self.created.clone().into());
-        m.insert("createdIpAddress".into(), self.created_ip.clone().into());
-        m.insert("updatedDate".into(), self.updated.clone().into());
-        m
+    }
+
+    /// The reference webhooks of a whole-trade change carry (deleteTrade,
+    /// uploadTradeDocument): `tradeId`.
+    pub fn reference(&self) -> TradeRefView<'_> {
+        TradeRefView { trade_id: &self.id }
+    }
+
+    /// updateTradeTransactionType's webhook fields.
+    pub fn transaction_type_event(&self) -> TransactionTypeEventView<'_> {
+        TransactionTypeEventView {
+            trade_id: &self.id,
+            transaction_type: &self.transaction_type,
+        }
+    }
+
+    /// updateTradeArchivestatus' record and webhook.
+    pub fn archive_view(&self) -> ArchiveView<'_> {
+        ArchiveView {
+            trade_id: &self.id,
+            party_id: &self.party_id,
+            offering_id: &self.offering_id,
+            order_status: &self.status,
+            archive_status: self.archived_status(),
+        }
+    }
+
+    /// updateEligibleToCloseStatus' record and webhook.
+    pub fn eligible_view(&self) -> EligibleView<'_> {
+        EligibleView {
+            trade_id: &self.id,
+            account_id: &self.account_id,
+            offering_id: &self.offering_id,
+            order_status: &self.status,
+            eligible_to_close: &self.eligible_to_close,
+        }
+    }
+
+    /// deleteTrade's record.
+    pub fn deleted_view(&self) -> DeletedView<'_> {
+        DeletedView {
+            party_id: &self.party_id,
+            offering_id: &self.offering_id,
+            order_status: &self.status,
+        }
+    }
+
+    /// The cancelInvestment (and fundReturnRequest) webhook's fields.
+    pub fn cancel_event(&self) -> CancelEventView<'_> {
+        CancelEventView {
+            account_id: &self.account_id,
+            order_id: &self.id,
+            transaction_type: &self.transaction_type,
+            order_status: &self.status,
+        }
     }
 
     /// The trade's purchase-history entry.
@@ -617,149 +624,299 @@ impl Trade {
     }
 }
 
-// ---------------------------------------------------------------- keys and writes
+// ---------------------------------------------------------------- views (in the spec's field order)
 
-pub fn trade_key(client: &str, trade_id: &str) -> Key {
-    records::key::<Trade>(client, trade_id)
+/// `offeringId`, `accountId`, `partyId`, `party_type`, `escrowId`.
+#[derive(Serialize)]
+pub struct PartiesView<'a> {
+    #[serde(rename = "offeringId")]
+    pub offering_id: &'a str,
+    #[serde(rename = "accountId")]
+    pub account_id: &'a str,
+    #[serde(rename = "partyId")]
+    pub party_id: &'a str,
+    pub party_type: &'a str,
+    #[serde(rename = "escrowId")]
+    pub escrow_id: &'a str,
 }
 
-/// The partition of an offering's trade copies.
-pub fn by_offering_pk(client: &str, offering_id: &str) -> String {
-    format!("{client}#TRADE#OFFERING#{offering_id}")
+/// `transactionType` to `users`: the order as the reads show it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderView<'a> {
+    pub transaction_type: &'a str,
+    pub total_amount: String,
+    pub total_shares: String,
+    pub order_status: &'a str,
+    pub created_date: &'a str,
+    pub created_ip_address: &'a str,
+    pub errors: &'a str,
+    pub document_key: &'a str,
+    pub esign_status: &'a str,
+    pub users: &'a str,
 }
 
-/// The partition of an account's trade copies.
-pub fn by_account_pk(client: &str, account_id: &str) -> String {
-    format!("{client}#TRADE#ACCOUNT#{account_id}")
+/// `field1`-`field3`.
+#[derive(Serialize)]
+pub struct FieldsView<'a> {
+    pub field1: &'a str,
+    pub field2: &'a str,
+    pub field3: &'a str,
 }
 
-fn copy_write(pk: String, t: &Trade) -> Result<Write, ApiError> {
-    let mut item = Key::new(pk, sortable(&t.id)).item();
-    let json = serde_json::to_string(t).map_err(|e| ApiError::internal_from("trade does not serialize", e))?;
-    item.insert("d".into(), Val::S(json));
-    Ok(Write::Put { item, cond: None })
+/// The trade's parties, order and free fields ([`Trade::body`]).
+#[derive(Serialize)]
+pub struct BodyView<'a> {
+    #[serde(flatten)]
+    pub parties: PartiesView<'a>,
+    #[serde(flatten)]
+    pub order: OrderView<'a>,
+    #[serde(flatten)]
+    pub fields: FieldsView<'a>,
 }
 
-/// The writes beside the record: both read copies and the purchase-history entry.
-fn companions(client: &str, t: &Trade) -> Result<Vec<Write>, ApiError> {
-    Ok(vec![
-        copy_write(by_offering_pk(client, &t.offering_id), t)?,
-        copy_write(by_account_pk(client, &t.account_id), t)?,
-        offering::purchase_write(client, &t.purchase_entry()),
-    ])
+/// The RR and principal approval fields.
+#[derive(Serialize)]
+pub struct ApprovalsView<'a> {
+    #[serde(rename = "RRApprovalStatus")]
+    pub rr_approval_status: &'a str,
+    #[serde(rename = "RRName")]
+    pub rr_name: &'a str,
+    #[serde(rename = "RRApprovalDate")]
+    pub rr_approval_date: &'a str,
+    #[serde(rename = "PrincipalApprovalStatus")]
+    pub principal_approval_status: &'a str,
+    #[serde(rename = "PrincipalName")]
+    pub principal_name: &'a str,
+    #[serde(rename = "PrincipalDate")]
+    pub principal_date: &'a str,
 }
 
-/// The writes that create a trade: the record (must not exist), its count, its copies, its
-/// purchase entry, and the offering's reservation (shares, open trade, amounts; only while
-/// the offering accepts investments and enough units remain).
-pub fn insert(client: &str, t: &Trade) -> Result<Vec<Write>, ApiError> {
-    let mut writes = records::insert(client, t)?;
-    writes.extend(companions(client, t)?);
-    let change = offering_change(None, t.holding());
-    writes.extend(offering_write(client, &t.offering_id, &change));
-    Ok(writes)
+/// createTrade's record and webhook ([`Trade::created_view`], [`Trade::created_event`]).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedView<'a> {
+    pub trade_id: &'a str,
+    pub transaction_id: &'a str,
+    pub transaction_amount: String,
+    pub transaction_date: &'a str,
+    pub transaction_status: &'a str,
+    #[serde(flatten)]
+    pub approvals: ApprovalsView<'a>,
+    /// `None` (the webhook of a trade without one) is omitted from the webhook.
+    pub close_id: Option<&'a str>,
+    pub eligible_to_close: &'a str,
 }
 
-/// The writes that change a trade (`before` as read): the record conditioned on its
-/// version, its copies and purchase entry, and the offering's counters moved by the
-/// difference of what the trade holds before and after.
-pub fn replace(client: &str, before: &Stored<Trade>, after: &Trade) -> Result<Vec<Write>, ApiError> {
-    let mut writes = records::replace(client, before, after)?;
-    writes.extend(companions(client, after)?);
-    let change = offering_change(Some(before.rec.holding()), after.holding());
-    writes.extend(offering_write(client, &after.offering_id, &change));
-    Ok(writes)
+/// The start of every trade read ([`Trade::details`], [`Trade::status_view`],
+/// [`Trade::cancelled_view`]).
+#[derive(Serialize)]
+pub struct HeadView<'a> {
+    pub id: &'a str,
+    #[serde(rename = "developerAPIKey", skip_serializing_if = "Option::is_none")]
+    pub developer_api_key: Option<&'static str>,
+    #[serde(flatten)]
+    pub parties: PartiesView<'a>,
+    #[serde(rename = "orderId")]
+    pub order_id: &'a str,
+    #[serde(flatten)]
+    pub order: OrderView<'a>,
 }
 
-/// The position of the offering write in `writes` (a failed condition there means the
-/// offering stopped accepting investments or ran out of units).
-pub fn offering_write_index(client: &str, offering_id: &str, writes: &[Write]) -> Option<usize> {
-    let key = offering::offering_key(client, offering_id);
-    writes.iter().position(|w| w.key().as_ref() == Some(&key))
+/// getTrade's record (and updateTradeStatus', updateTrade's).
+#[derive(Serialize)]
+pub struct DetailsView<'a> {
+    #[serde(flatten)]
+    pub head: HeadView<'a>,
+    #[serde(flatten)]
+    pub fields: FieldsView<'a>,
+    #[serde(flatten)]
+    pub approvals: ApprovalsView<'a>,
+    pub archived_status: &'static str,
+    #[serde(rename = "closeId")]
+    pub close_id: &'a str,
+    #[serde(rename = "eligibleToClose")]
+    pub eligible_to_close: &'a str,
 }
 
-// ---------------------------------------------------------------- reads
-
-fn decode(item: &crate::store::Item) -> Result<Trade, ApiError> {
-    let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt trade copy", e))
+/// getTradeStatus' record.
+#[derive(Serialize)]
+pub struct StatusView<'a> {
+    #[serde(flatten)]
+    pub head: HeadView<'a>,
+    pub archived_status: &'static str,
+    #[serde(flatten)]
+    pub fields: FieldsView<'a>,
+    #[serde(rename = "RRApprovalStatus")]
+    pub rr_approval_status: &'a str,
+    #[serde(rename = "RRApprovalDate")]
+    pub rr_approval_date: &'a str,
 }
 
-/// A trade of the client (deleted ones included), `None` when unknown.
-pub async fn load(store: &dyn Store, client: &str, trade_id: &str) -> Result<Option<Stored<Trade>>, ApiError> {
-    records::load::<Trade>(store, client, trade_id).await
+/// The cancelled-investment record.
+#[derive(Serialize)]
+pub struct CancelledView<'a> {
+    #[serde(flatten)]
+    pub head: HeadView<'a>,
+    pub archived_status: &'static str,
+    #[serde(flatten)]
+    pub fields: FieldsView<'a>,
 }
 
-pub use super::ids::numeric_id;
-
-/// The trade named `trade_id` (numeric, `106` otherwise), deleted ones included; `188`
-/// when the client has none with that ID.
-pub async fn existing(store: &dyn Store, client: &str, trade_id: &str) -> Result<Stored<Trade>, ApiError> {
-    let id = numeric_id("tradeId", trade_id)?;
-    load(store, client, &id).await?.ok_or_else(no_trade)
+/// The updateTradeStatus webhook.
+#[derive(Serialize)]
+struct StatusEventView<'a> {
+    #[serde(rename = "tradeId")]
+    trade_id: &'a str,
+    id: &'a str,
+    #[serde(flatten)]
+    body: BodyView<'a>,
+    #[serde(flatten)]
+    approvals: ApprovalsView<'a>,
+    archived_status: &'static str,
+    #[serde(rename = "closeId")]
+    close_id: Option<&'a str>,
+    #[serde(rename = "eligibleToClose")]
+    eligible_to_close: &'a str,
 }
 
-async fn copies(store: &dyn Store, pk: String, forward: bool) -> Result<Vec<Trade>, ApiError> {
-    let mut q = Query::new(Index::Table, pk);
-    q.sk = SkRange::All;
-    q.forward = forward;
-    let mut out = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            out.push(decode(item)?);
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
-        }
-    }
+/// The updateTrade webhook.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UpdateEventView<'a> {
+    trade_id: &'a str,
+    account_id: &'a str,
+    offering_id: &'a str,
+    order_status: &'a str,
+    #[serde(flatten)]
+    approvals: ApprovalsView<'a>,
+    #[serde(flatten)]
+    fields: FieldsView<'a>,
+    close_id: Option<&'a str>,
 }
 
-/// An offering's trades, deleted ones included, oldest first (one query per 1000).
-pub async fn of_offering(store: &dyn Store, client: &str, offering_id: &str) -> Result<Vec<Trade>, ApiError> {
-    copies(store, by_offering_pk(client, offering_id), true).await
+/// getTradesForOffering's record.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OfferingTradeView<'a> {
+    pub account_id: &'a str,
+    pub order_id: &'a str,
+    pub order_status: &'a str,
+    pub total_amount: String,
+    pub total_shares: String,
+    pub transaction_type: &'a str,
+    pub unit_price: String,
+    #[serde(flatten)]
+    pub fields: FieldsView<'a>,
 }
 
-/// An account's trades, deleted ones included, newest first (one query per 1000).
-pub async fn of_account(store: &dyn Store, client: &str, account_id: &str) -> Result<Vec<Trade>, ApiError> {
-    copies(store, by_account_pk(client, account_id), false).await
+/// updateTradeTransactionType's record.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TransactionTypeView<'a> {
+    pub order_id: &'a str,
+    pub id: &'a str,
+    pub transaction_type: &'a str,
+    #[serde(rename = "developerAPIKey")]
+    pub developer_api_key: &'static str,
+    pub offering_id: &'a str,
+    pub account_id: &'a str,
+    pub party_id: &'a str,
+    #[serde(rename = "party_type")]
+    pub party_type: &'a str,
+    pub total_amount: String,
+    pub total_shares: String,
+    pub order_status: &'a str,
 }
 
-// ---------------------------------------------------------------- the payments seam
-
-/// The key of a trade's pending-ACH marker.
-pub fn pending_ach_key(client: &str, trade_id: &str) -> Key {
-    Key::new(format!("{client}#TRADEACH"), trade_id)
+/// The `GET /v3/trades` record.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListView<'a> {
+    pub trade_id: &'a str,
+    #[serde(flatten)]
+    pub parties: PartiesView<'a>,
+    pub transaction_id: &'a str,
+    pub transaction_type: &'a str,
+    pub unit_price: String,
+    pub total_shares: String,
+    pub fees: String,
+    pub total_amount: String,
+    pub order_status: &'a str,
+    pub errors: &'a str,
+    pub document_key: &'a str,
+    pub esign_status: &'a str,
+    pub users: &'a str,
+    #[serde(flatten)]
+    pub approvals: ApprovalsView<'a>,
+    pub close_id: &'a str,
+    pub eligible_to_close: &'a str,
+    #[serde(flatten)]
+    pub fields: FieldsView<'a>,
+    #[serde(rename = "archived_status")]
+    pub archived_status: &'static str,
+    /// Only with `deleted=true`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archived: Option<&'static str>,
+    pub created_date: &'a str,
+    pub created_ip_address: &'a str,
+    pub updated_date: &'a str,
 }
 
-/// For the payments group: the write that marks a trade's ACH fund move `Pending` (put it in
-/// externalFundMove's transaction; `ref_num` is the fund move's `RefNum`). While the marker
-/// exists, deleteTrade, cancelInvestment, a cancel or reject through updateTradeStatus and
-/// updateTradeTransactionType answer `150` and change nothing.
-pub fn pending_ach_put(client: &str, trade_id: &str, ref_num: &str) -> Write {
-    let mut item = pending_ach_key(client, trade_id).item();
-    item.insert("RefNum".into(), Val::S(ref_num.to_owned()));
-    Write::Put { item, cond: None }
+/// `tradeId` alone.
+#[derive(Serialize)]
+pub struct TradeRefView<'a> {
+    #[serde(rename = "tradeId")]
+    pub trade_id: &'a str,
 }
 
-/// For the payments group: the write that clears the marker when the fund move leaves
-/// `Pending` (submitted, voided, returned).
-pub fn pending_ach_clear(client: &str, trade_id: &str) -> Write {
-    Write::Delete {
-        key: pending_ach_key(client, trade_id),
-        cond: None,
-    }
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TransactionTypeEventView<'a> {
+    pub trade_id: &'a str,
+    pub transaction_type: &'a str,
 }
 
-/// The check the trade operations put in their transaction: no ACH fund move of the trade
-/// is pending. It fails the transaction (and the operation answers [`ach_pending`]) when a
-/// concurrent externalFundMove got there first.
-pub fn no_pending_ach(client: &str, trade_id: &str) -> Write {
-    Write::Check {
-        key: pending_ach_key(client, trade_id),
-        cond: Cond::NotExists,
-    }
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArchiveView<'a> {
+    pub trade_id: &'a str,
+    pub party_id: &'a str,
+    pub offering_id: &'a str,
+    pub order_status: &'a str,
+    pub archive_status: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EligibleView<'a> {
+    pub trade_id: &'a str,
+    pub account_id: &'a str,
+    pub offering_id: &'a str,
+    pub order_status: &'a str,
+    pub eligible_to_close: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeletedView<'a> {
+    pub party_id: &'a str,
+    pub offering_id: &'a str,
+    pub order_status: &'a str,
+}
+
+/// `Transaction Type` has a space in its name: it arrives form-encoded as
+/// `Transaction+Type`.
+#[derive(Serialize)]
+pub struct CancelEventView<'a> {
+    #[serde(rename = "accountId")]
+    pub account_id: &'a str,
+    #[serde(rename = "OrderId")]
+    pub order_id: &'a str,
+    #[serde(rename = "Transaction Type")]
+    pub transaction_type: &'a str,
+    #[serde(rename = "OrderStatus")]
+    pub order_status: &'a str,
 }
 
 #[cfg(test)]
@@ -823,7 +980,10 @@ mod tests {
             (3, Decimal::from(30), Decimal::from(30))
         );
         let c = offering_change(Some(h(Funded, 5, 50)), h(Settled, 5, 50));
-        assert!(offering_write("c", "1", &c).is_none(), "nothing moves");
+        assert!(
+            crate::records::trade::offering_write("c", "1", &c).is_none(),
+            "nothing moves"
+        );
     }
 
     #[test]

@@ -29,8 +29,9 @@ use crate::ctx::Ctx;
 use crate::error::ApiError;
 use crate::esign::{self, Envelope, EsignStatus};
 use crate::ids::sortable;
-use crate::model::trade::{self, Trade};
+use crate::model::trade::Trade;
 use crate::providers::esign::{ESignError, ESignProvider};
+use crate::records::trade;
 use crate::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Store, Val, Write};
 use crate::webhooks::Event;
 

@@ -3,6 +3,8 @@
 //! `createdDate` then ID; per-client counters kept in the same transaction as the writes
 //! give `totalRecords` without reading the list.
 
+pub mod trade;
+
 use rust_decimal::Decimal;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
