@@ -24,12 +24,10 @@ use crate::model::ai_documents;
 use crate::model::kyc::{investor_of_request, KycRequest};
 use crate::model::{Account, Entity, Party};
 use crate::records::{self, Stored};
-use crate::store::{StoreError, Write};
+use crate::store::Write;
+use crate::tx::Plan;
 use crate::webhooks::record_event;
 use crate::webhooks::Envelope;
-
-/// How often a transaction is re-planned after a concurrent change before giving up.
-const ATTEMPTS: usize = 5;
 
 /// The webhook a reviewer's status change of an accreditation request fires.
 pub const AI_REVIEW_METHOD: &str = "updateAiVerification";
@@ -54,13 +52,6 @@ pub fn numeric_id(name: &str, raw: &str) -> Result<String, ApiError> {
         .map_err(|_| ApiError::invalid(name, "Numeric values only"))
 }
 
-fn retry_or(e: StoreError) -> Option<ApiError> {
-    match e {
-        StoreError::ConditionFailed { .. } | StoreError::Conflict => None,
-        e => Some(e.into()),
-    }
-}
-
 /// A live, unarchived account of the caller, or `148`.
 async fn active_account(ctx: &Ctx, id: &str) -> Result<Stored<Account>, ApiError> {
     match records::load::<Account>(ctx.store(), ctx.client_id(), id).await? {
@@ -81,42 +72,33 @@ pub async fn change_ai_request(
     method: &str,
     with_notes: bool,
 ) -> Result<(AiRequest, String), ApiError> {
-    let decided = decided_status(&change.status);
-    // Issued once, on the first attempt that approves, and reused by re-planned attempts.
-    let mut letter: Option<(Document, Vec<Write>)> = None;
-    let mut result = Err(ApiError::internal("changed concurrently on every attempt"));
-    for _ in 0..ATTEMPTS {
-        let request = match records::live::<AiRequest>(ctx, airequest_id, no_request).await {
-            Ok(r) => r,
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        };
-        let planned = plan_ai_change(ctx, &request, change, decided, &mut letter).await;
-        let (writes, after, accredited) = match planned {
-            Ok(p) => p,
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        };
-        let event = after.event(method, &accredited, with_notes);
-        match ctx.commit(writes, vec![event]).await {
-            Ok(()) => return Ok((after, accredited)),
-            Err(e) => {
-                if let Some(err) = retry_or(e) {
-                    result = Err(err);
-                    break;
-                }
-            }
+    let (airequest_id, change, method) = (airequest_id.to_owned(), change.clone(), method.to_owned());
+    // Issued once, on the first attempt that approves, and reused by re-planned attempts;
+    // shared with this function, which discards it when the change finally fails.
+    let letter: Arc<Mutex<Letter>> = Arc::default();
+    let issued = letter.clone();
+    let result = ctx
+        .transact(async move |ctx, _| {
+            let request = records::live::<AiRequest>(&ctx, &airequest_id, no_request).await?;
+            let mut held = issued.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let planned = plan_ai_change(&ctx, &request, &change, &mut held).await;
+            *issued.lock().unwrap_or_else(|e| e.into_inner()) = held;
+            let (writes, after, accredited) = planned?;
+            let event = after.event(&method, &accredited, with_notes);
+            Ok(Plan::new(writes, (after, accredited)).event(event))
+        })
+        .await;
+    if result.is_err() {
+        let held = letter.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some((doc, _)) = held {
+            documents::discard(ctx, &[doc]).await;
         }
-    }
-    if let Some((doc, _)) = letter {
-        documents::discard(ctx, &[doc]).await;
     }
     result
 }
+
+/// An approval's letter once issued: the document and the writes that record it.
+type Letter = Option<(Document, Vec<Write>)>;
 
 /// The writes of one attempt at an accreditation change: the request, the account when
 /// its status changes (else a check of its version), on a decision the review status of
@@ -125,10 +107,10 @@ async fn plan_ai_change(
     ctx: &Ctx,
     request: &Stored<AiRequest>,
     change: &StatusChange,
-    decided: Option<&str>,
-    letter: &mut Option<(Document, Vec<Write>)>,
+    letter: &mut Letter,
 ) -> Result<(Vec<Write>, AiRequest, String), ApiError> {
     let client = ctx.client_id();
+    let decided = decided_status(&change.status);
     let account = active_account(ctx, &request.rec.account_id).await?;
     let now = ctx.now();
     let after = request.rec.changed(change, &now);
@@ -250,10 +232,11 @@ pub async fn decide_kyc(ctx: &Ctx, investor_id: &str, d: &KycDecision) -> Result
         aml_status: d.aml_status.clone().filter(|s| !s.trim().is_empty()),
         notes: d.notes.clone(),
     };
-    let client = ctx.client_id();
-    for _ in 0..ATTEMPTS {
-        let investor = Investor::load(ctx, investor_id).await?;
-        let request = records::live::<KycRequest>(ctx, investor_id, || {
+    let investor_id = investor_id.to_owned();
+    ctx.transact(async move |ctx, _| {
+        let client = ctx.client_id();
+        let investor = Investor::load(&ctx, &investor_id).await?;
+        let request = records::live::<KycRequest>(&ctx, &investor_id, || {
             ApiError::invalid(
                 "partyId",
                 format!("no manual KYC/AML request for {investor_id}: call requestKycAml first"),
@@ -276,16 +259,9 @@ pub async fn decide_kyc(ctx: &Ctx, investor_id: &str, d: &KycDecision) -> Result
         after.updated = now;
         writes.extend(records::replace(client, &request, &after)?);
         let event = record_event(KYC_REVIEW_METHOD, &after.details());
-        match ctx.commit(writes, vec![event]).await {
-            Ok(()) => return Ok(after),
-            Err(e) => {
-                if let Some(err) = retry_or(e) {
-                    return Err(err);
-                }
-            }
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+        Ok(Plan::new(writes, after).event(event))
+    })
+    .await
 }
 
 /// The manual request with this `requestId` (numeric, `106` otherwise), or `152`.

@@ -11,11 +11,10 @@ use shared::mask::MASK;
 use shared::model::account::READ_ONLY;
 use shared::model::{validate, Account};
 use shared::records::{self, Record};
-use shared::store::StoreError;
 pub use shared::webhooks::record_event;
 use shared::webhooks::value_text;
 use shared::webhooks::Event;
-use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
 /// createAccount's parameters: (stored field, accepted names). The first name is the one
@@ -131,7 +130,9 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     a.created = ctx.now();
     a.updated = a.created.clone();
     let event = created_event(&a, ctx.client_id());
-    ctx.commit(records::insert(ctx.client_id(), &a)?, vec![event]).await?;
+    let writes = records::insert(ctx.client_id(), &a)?;
+    ctx.transact(async move |_, _| Ok(Plan::new(writes.clone(), ()).event(event.clone())))
+        .await?;
     let record = json!({
         "accountId": a.id,
         "kycStatus": a.kyc_status,
@@ -276,30 +277,26 @@ pub async fn patch(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         return Err(bad_request("The body must be a JSON object with an \"account\" object"));
     };
     let changes = parse_changes(changes)?;
-    for _ in 0..5 {
+    ctx.transact(async move |ctx, _| {
         let stored = load_live(&ctx, &id).await?;
         let mut fields = match serde_json::to_value(&stored.rec) {
             Ok(Value::Object(m)) => m,
             _ => return Err(ApiError::internal("account is not an object")),
         };
         if changes.iter().all(|(k, v)| fields.get(k) == Some(v)) {
-            return Ok(Reply::ok().desc("No modification was needed").status(304));
+            return Ok(Plan::answer(Reply::ok().desc("No modification was needed").status(304)));
         }
         fields.extend(changes.clone());
         let mut after: Account =
             serde_json::from_value(Value::Object(fields)).map_err(|e| ApiError::internal_from("changed account", e))?;
         after.updated = ctx.now();
         after.updated_ip = ctx.ip.to_string();
-        match ctx
-            .commit(records::replace(ctx.client_id(), &stored, &after)?, Vec::new())
-            .await
-        {
-            Ok(()) => return Ok(Reply::ok()),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+        Ok(Plan::new(
+            records::replace(ctx.client_id(), &stored, &after)?,
+            Reply::ok(),
+        ))
+    })
+    .await
 }
 
 /// The settable fields a PATCH names, as stored text; `1400` for anything else.
@@ -440,29 +437,22 @@ fn updated_event(a: &Account) -> Event {
 /// apply again. `change` answers `None` when there is nothing to write.
 async fn change_account(
     ctx: &Ctx,
-    id: &str,
+    id: String,
     archived_ok: bool,
-    change: impl Fn(&Account) -> Option<(Account, Vec<Event>)>,
+    change: impl Fn(&Account) -> Option<(Account, Vec<Event>)> + Send + Sync,
 ) -> Result<Option<Account>, ApiError> {
-    for _ in 0..5 {
+    ctx.transact(async move |ctx, _| {
         let stored = if archived_ok {
-            existing_account(ctx, id).await?
+            existing_account(&ctx, &id).await?
         } else {
-            live_account(ctx, id).await?
+            live_account(&ctx, &id).await?
         };
         let Some((after, events)) = change(&stored.rec) else {
-            return Ok(None);
+            return Ok(Plan::answer(None));
         };
-        match ctx
-            .commit(records::replace(ctx.client_id(), &stored, &after)?, events)
-            .await
-        {
-            Ok(()) => return Ok(Some(after)),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+        Ok(Plan::new(records::replace(ctx.client_id(), &stored, &after)?, Some(after)).events(events))
+    })
+    .await
 }
 
 /// `PUT /v3/updateAccount`: rewrites the whole row from createAccount's parameters (the
@@ -474,7 +464,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
     let row = row_from_params(&p)?;
     let (now, ip) = (ctx.now(), ctx.ip.to_string());
-    let after = change_account(&ctx, &id, false, |before| {
+    let after = change_account(&ctx, id, false, move |before| {
         let after = Account {
             id: before.id.clone(),
             ssn: before.ssn.clone(),
@@ -502,7 +492,8 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
     let a = existing_account(&ctx, &id).await?.rec;
     let record = a.view(ctx.pii);
-    ctx.commit(Vec::new(), vec![read_event("getAccount", &a, &record, "506cLimit")])
+    let event = read_event("getAccount", &a, &record, "506cLimit");
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
         .await?;
     Ok(Reply::ok().with_value("accountDetails", Value::Object(record)))
 }
@@ -518,7 +509,8 @@ pub async fn get_link_ids(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let record = a.view(ctx.pii);
     if !ids.is_empty() {
         let event = read_event("getAccountLinkId", &a, &record, "fivenotsixcLimit").field("linkIds", link_ids.clone());
-        ctx.commit(Vec::new(), vec![event]).await?;
+        ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
+            .await?;
     }
     let mut out: Map<String, Value> = record
         .into_iter()
@@ -540,7 +532,7 @@ pub async fn get_link_ids(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
     let (now, ip) = (ctx.now(), ctx.ip.to_string());
-    change_account(&ctx, &id, true, |before| {
+    change_account(&ctx, id.clone(), true, move |before| {
         let mut after = before.clone();
         after.deleted = true;
         after.archived = true;
@@ -567,7 +559,10 @@ pub async fn archive(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     };
     let flag = if archived { "1" } else { "0" };
     let (now, ip) = (ctx.now(), ctx.ip.to_string());
-    change_account(&ctx, &id, true, |before| {
+    let event = Event::new(&ctx.operation)
+        .field("accountId", id.clone())
+        .field("archiveStatus", flag.to_owned());
+    change_account(&ctx, id.clone(), true, move |before| {
         if before.archived == archived {
             return None;
         }
@@ -575,10 +570,7 @@ pub async fn archive(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         after.archived = archived;
         after.updated = now.clone();
         after.updated_ip = ip.clone();
-        let events = vec![Event::new(&ctx.operation)
-            .field("accountId", id.clone())
-            .field("archiveStatus", flag.to_owned())];
-        Some((after, events))
+        Some((after, vec![event.clone()]))
     })
     .await?;
     Ok(Reply::ok().with("accountDetails", json!({"accountId": id, "archiveStatus": flag})))
@@ -613,7 +605,8 @@ async fn live_accounts(ctx: &Ctx, cap: usize) -> Result<Vec<Account>, ApiError> 
 async fn account_list(ctx: &Ctx, method: &str, accounts: Vec<Account>) -> Result<Reply, ApiError> {
     let ids: Vec<&str> = accounts.iter().map(|a| a.id.as_str()).collect();
     let event = Event::new(method).field("accountIds", ids.join(","));
-    ctx.commit(Vec::new(), vec![event]).await?;
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
+        .await?;
     let records: Vec<Value> = accounts.iter().map(|a| Value::Object(a.view(ctx.pii))).collect();
     Ok(Reply::ok().with_value("accountDetails", Value::Array(records)))
 }

@@ -9,18 +9,14 @@ use shared::model::accreditation::{self, AiRequest, StatusChange, PENDING};
 use shared::model::ai_documents;
 use shared::records;
 use shared::reviews::{self, AI_REVIEW_METHOD};
-use shared::store::StoreError;
 use shared::{op, Routes};
-use shared::{ApiError, Ctx, Params, Reply};
+use shared::{ApiError, Ctx, Params, Plan, Reply};
 
 use crate::accounts::{existing_account, live_account};
 use crate::support::billing;
 
 /// The key every accreditation response uses.
 const DETAILS: &str = "accreditedDetails";
-
-/// How often requestAiVerification re-reads the account after a concurrent change.
-const ATTEMPTS: usize = 5;
 
 /// `POST /v3/requestAiVerification` (billed): a new request for a live account
 /// (`accountId` required; `aiMethod`, `notes` and `allow` stored as sent), status `Pending`;
@@ -32,45 +28,40 @@ pub async fn request_ai_verification(ctx: Ctx, p: Params) -> Result<Reply, ApiEr
     let ai_method = p.text(&["aiMethod"])?;
     let notes = p.text(&["notes"])?;
     let allow = p.text(&["allow"])?;
-    let client = ctx.client_id();
     let mut reserved: Option<String> = None;
-    for _ in 0..ATTEMPTS {
-        let account = live_account(&ctx, &account_id).await?;
-        // Allocated once the account is known (a 148 burns no ID), kept across re-plans.
-        let id = match &reserved {
-            Some(id) => id.clone(),
-            None => reserved.insert(ctx.next_id(AI_REQUEST).await?).clone(),
-        };
-        let now = ctx.now();
-        let request = AiRequest {
-            id: id.clone(),
-            account_id: account.rec.id.clone(),
-            ai_method: ai_method.clone(),
-            allow: allow.clone(),
-            notes: notes.clone(),
-            status: PENDING.to_owned(),
-            created: now.clone(),
-            updated: now,
-            ..AiRequest::default()
-        };
-        let mut writes = records::insert(client, &request)?;
-        writes.push(accreditation::account_entry(client, &request));
-        // The account is read for its status and must not change meanwhile (deleted,
-        // archived): the request is made against the account as read.
-        writes.push(records::unchanged(client, &account));
-        writes.extend(billing(&ctx, "requestAiVerification", &account_id, &id)?);
-        let accredited = &account.rec.accredited_status;
-        let event = request.event("requestAiVerification", accredited, true);
-        match ctx.commit(writes, vec![event]).await {
-            Ok(()) => {
-                let record = request.summary(accredited, true);
-                return Ok(Reply::ok().with_value(DETAILS, Value::Array(vec![Value::Object(record)])));
-            }
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+    let record = ctx
+        .transact(async move |ctx, _| {
+            let client = ctx.client_id();
+            let account = live_account(&ctx, &account_id).await?;
+            // Allocated once the account is known (a 148 burns no ID), kept across re-plans.
+            let id = match &reserved {
+                Some(id) => id.clone(),
+                None => reserved.insert(ctx.next_id(AI_REQUEST).await?).clone(),
+            };
+            let now = ctx.now();
+            let request = AiRequest {
+                id: id.clone(),
+                account_id: account.rec.id.clone(),
+                ai_method: ai_method.clone(),
+                allow: allow.clone(),
+                notes: notes.clone(),
+                status: PENDING.to_owned(),
+                created: now.clone(),
+                updated: now,
+                ..AiRequest::default()
+            };
+            let mut writes = records::insert(client, &request)?;
+            writes.push(accreditation::account_entry(client, &request));
+            // The account is read for its status and must not change meanwhile (deleted,
+            // archived): the request is made against the account as read.
+            writes.push(records::unchanged(client, &account));
+            writes.extend(billing(&ctx, "requestAiVerification", &account_id, &id)?);
+            let accredited = &account.rec.accredited_status;
+            let event = request.event("requestAiVerification", accredited, true);
+            Ok(Plan::new(writes, request.summary(accredited, true)).event(event))
+        })
+        .await?;
+    Ok(Reply::ok().with_value(DETAILS, Value::Array(vec![Value::Object(record)])))
 }
 
 /// The request ID and status every status change takes (both required; the ID numeric).

@@ -5,13 +5,12 @@
 use serde_json::{Map, Value};
 use shared::documents::{self, Document, INVESTOR_FILES};
 use shared::model::ai_documents::{self as ai, evidence, letters};
-use shared::records;
 use shared::webhooks::Event;
 use shared::{op, Routes};
 use shared::{ApiError, Ctx, Params, Reply};
 
-use crate::accounts::{existing_account, live_account};
-use crate::documents::{commit_upload, UPLOADED};
+use crate::accounts::existing_account;
+use crate::documents::{commit_upload, Holder, UPLOADED};
 
 /// `233` for a `documentId` that names none of the account's verification documents or
 /// letters.
@@ -44,16 +43,8 @@ pub async fn upload(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         extra.insert("createdIpAddress".into(), Value::from(ip));
     }
     let event = Event::new("uploadVerificationDocument").field("accountId", id.clone());
-    commit_upload(
-        &ctx,
-        evidence(&id),
-        vec![file],
-        &extra,
-        Vec::new(),
-        vec![event],
-        || async { Ok(records::unchanged(ctx.client_id(), &live_account(&ctx, &id).await?)) },
-    )
-    .await?;
+    let holder = Holder::Account(id.clone());
+    commit_upload(&ctx, evidence(&id), vec![file], &extra, Vec::new(), vec![event], holder).await?;
     Ok(Reply::ok().with_value("document_details", Value::from(UPLOADED)))
 }
 

@@ -3,9 +3,9 @@
 
 use serde_json::json;
 use shared::records;
-use shared::store::StoreError;
+use shared::store::Write;
 use shared::webhooks::Event;
-use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
 use crate::entities::live_entity;
@@ -20,33 +20,21 @@ fn archive_status(p: &Params) -> Result<bool, ApiError> {
     }
 }
 
-/// Writes the new status on the party or entity; `198` for an unknown or deleted ID.
-async fn set(ctx: &Ctx, id: &str, archived: bool, event: Event) -> Result<(), StoreOutcome> {
+/// The writes of the new status on the party or entity; `198` for an unknown or deleted ID.
+async fn set(ctx: &Ctx, id: &str, archived: bool) -> Result<Vec<Write>, ApiError> {
     let now = ctx.now();
-    let writes = if id.starts_with('E') {
+    if id.starts_with('E') {
         let stored = live_entity(ctx, id).await?;
         let mut r = stored.rec.clone();
         r.archived = archived;
         r.updated = now;
-        records::replace(ctx.client_id(), &stored, &r)?
+        records::replace(ctx.client_id(), &stored, &r)
     } else {
         let stored = live_party(ctx, id).await?;
         let mut r = stored.rec.clone();
         r.archived = archived;
         r.updated = now;
-        records::replace(ctx.client_id(), &stored, &r)?
-    };
-    ctx.commit(writes, vec![event]).await.map_err(StoreOutcome::Store)
-}
-
-enum StoreOutcome {
-    Api(ApiError),
-    Store(StoreError),
-}
-
-impl From<ApiError> for StoreOutcome {
-    fn from(e: ApiError) -> Self {
-        StoreOutcome::Api(e)
+        records::replace(ctx.client_id(), &stored, &r)
     }
 }
 
@@ -57,21 +45,14 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
     let archived = archive_status(&p)?;
     let flag = if archived { "1" } else { "0" };
-    for _ in 0..5 {
-        let event = Event::new("updatePartyEntityArchivestatus")
-            .field("partyId", id.clone())
-            .field("archiveStatus", flag.to_owned());
-        match set(&ctx, &id, archived, event).await {
-            Ok(()) => {
-                let record = json!({"partyId": id, "archiveStatus": flag});
-                return Ok(Reply::ok().with("partyDetails", insert_array(record)));
-            }
-            Err(StoreOutcome::Store(StoreError::ConditionFailed { .. } | StoreError::Conflict)) => continue,
-            Err(StoreOutcome::Store(e)) => return Err(e.into()),
-            Err(StoreOutcome::Api(e)) => return Err(e),
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+    let event = Event::new("updatePartyEntityArchivestatus")
+        .field("partyId", id.clone())
+        .field("archiveStatus", flag.to_owned());
+    let target = id.clone();
+    ctx.transact(async move |ctx, _| Ok(Plan::new(set(&ctx, &target, archived).await?, ()).event(event.clone())))
+        .await?;
+    let record = json!({"partyId": id, "archiveStatus": flag});
+    Ok(Reply::ok().with("partyDetails", insert_array(record)))
 }
 
 pub fn routes() -> Routes {

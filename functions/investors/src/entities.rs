@@ -9,10 +9,10 @@ use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::model::{validate, Entity};
 use shared::records;
 use shared::webhooks::Event;
-use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::support::{commit_checked, record_event, Checks, Failed};
+use crate::support::{record_event, Checks};
 
 const FIELDS: &[&str] = &[
     "entityName",
@@ -130,11 +130,10 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     entity.id = ctx.next_id(shared::ids::ENTITY).await?;
     entity.created = ctx.now();
     entity.updated = entity.created.clone();
-    match commit_checked(&ctx, records::insert(ctx.client_id(), &entity)?, &checks, Vec::new()).await {
-        Ok(()) => Ok(Reply::ok().with("entityDetails", insert_array(json!({"partyId": entity.id})))),
-        Err(Failed::Err(e)) => Err(e),
-        Err(Failed::Retry) => Err(ApiError::internal("changed concurrently on every attempt")),
-    }
+    let writes = records::insert(ctx.client_id(), &entity)?;
+    ctx.transact(async move |_, _| Ok(checks.onto(Plan::new(writes.clone(), ()))))
+        .await?;
+    Ok(Reply::ok().with("entityDetails", insert_array(json!({"partyId": entity.id}))))
 }
 
 /// `POST /v3/updateEntity`: every createEntity field optional; the ones sent replace the
@@ -146,27 +145,22 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     require_params(&p, false)?;
     apply(&p, &mut Entity::default())?;
     let checks = flag_checks(&p)?;
-    for _ in 0..5 {
-        let stored = live_entity(&ctx, &id).await?;
-        let mut entity = stored.rec.clone();
-        apply(&p, &mut entity)?;
-        entity.updated = ctx.now();
-        let event = Event::new("updateEntity")
-            .field("partyId", entity.id.clone())
-            .field("KYCstatus", entity.kyc_status.clone())
-            .field("AMLstatus", entity.aml_status.clone());
-        let writes = records::replace(ctx.client_id(), &stored, &entity)?;
-        match commit_checked(&ctx, writes, &checks, vec![event]).await {
-            Ok(()) => {
-                let record =
-                    json!({"partyId": entity.id, "KYCstatus": entity.kyc_status, "AMLstatus": entity.aml_status});
-                return Ok(Reply::ok().with("entityDetails", insert_array(record)));
-            }
-            Err(Failed::Err(e)) => return Err(e),
-            Err(Failed::Retry) => continue,
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+    let entity = ctx
+        .transact(async move |ctx, _| {
+            let stored = live_entity(&ctx, &id).await?;
+            let mut entity = stored.rec.clone();
+            apply(&p, &mut entity)?;
+            entity.updated = ctx.now();
+            let event = Event::new("updateEntity")
+                .field("partyId", entity.id.clone())
+                .field("KYCstatus", entity.kyc_status.clone())
+                .field("AMLstatus", entity.aml_status.clone());
+            let writes = records::replace(ctx.client_id(), &stored, &entity)?;
+            Ok(checks.onto(Plan::new(writes, entity).event(event)))
+        })
+        .await?;
+    let record = json!({"partyId": entity.id, "KYCstatus": entity.kyc_status, "AMLstatus": entity.aml_status});
+    Ok(Reply::ok().with("entityDetails", insert_array(record)))
 }
 
 /// A live entity of the caller, or `198`.
@@ -179,7 +173,9 @@ pub async fn live_entity(ctx: &Ctx, id: &str) -> Result<records::Stored<Entity>,
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
     let record = live_entity(&ctx, &id).await?.rec.details();
-    ctx.commit(Vec::new(), vec![record_event("getEntity", &record)]).await?;
+    let event = record_event("getEntity", &record);
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
+        .await?;
     Ok(Reply::ok().with_value("entityDetails", Value::Array(vec![Value::Object(record)])))
 }
 
@@ -192,13 +188,15 @@ pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `POST /v3/deleteEntity`: a virtual delete; webhook `partyId` (as deleteParty).
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
-    let stored = live_entity(&ctx, &id).await?;
-    let mut entity = stored.rec.clone();
-    entity.deleted = true;
-    entity.updated = ctx.now();
-    let event = Event::new("deleteEntity").field("partyId", id);
-    ctx.commit(records::replace(ctx.client_id(), &stored, &entity)?, vec![event])
-        .await?;
+    ctx.transact(async move |ctx, _| {
+        let stored = live_entity(&ctx, &id).await?;
+        let mut entity = stored.rec.clone();
+        entity.deleted = true;
+        entity.updated = ctx.now();
+        let event = Event::new("deleteEntity").field("partyId", id.clone());
+        Ok(Plan::new(records::replace(ctx.client_id(), &stored, &entity)?, ()).event(event))
+    })
+    .await?;
     Ok(Reply::ok().desc("Party deleted successfully!"))
 }
 

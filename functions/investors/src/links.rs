@@ -9,9 +9,9 @@ use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::model::link::{account_link_ids, pair_key, primary_key, LINK_TYPES, RELATED_TYPES};
 use shared::model::Link;
 use shared::records::{self, Record};
-use shared::store::{Cond, StoreError, Val, Write};
+use shared::store::{Cond, Val, Write};
 use shared::webhooks::Event;
-use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 
 use crate::accounts::{existing_account, live_account};
 use crate::parties::live_party;
@@ -99,24 +99,27 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             cond: Some(Cond::NotExists),
         }
     };
-    let mut writes = records::insert(client, &link)?;
-    let pair_at = writes.len();
-    writes.push(marker(pair_key(client, &first, &related)));
-    if primary {
-        writes.push(marker(primary_key(client, &first)));
-    }
-    match ctx.commit(writes, vec![link_event("createLink", &link)]).await {
-        Ok(()) => Ok(Reply::ok().with("linkDetails", insert_array(json!({"id": link.id})))),
-        Err(StoreError::ConditionFailed { index: Some(i) }) if i == pair_at => {
-            Err(ApiError::coded_http("1400", 400, "The link already exists"))
+    let writes = records::insert(client, &link)?;
+    let pair = marker(pair_key(client, &first, &related));
+    let primary_slot = primary.then(|| marker(primary_key(client, &first)));
+    let event = link_event("createLink", &link);
+    ctx.transact(async move |_, _| {
+        let mut plan = Plan::new(writes.clone(), ())
+            .check(
+                pair.clone(),
+                ApiError::coded_http("1400", 400, "The link already exists"),
+            )
+            .event(event.clone());
+        if let Some(slot) = &primary_slot {
+            plan = plan.check(
+                slot.clone(),
+                ApiError::coded_http("1422", 422, "The account already has a primary party"),
+            );
         }
-        Err(StoreError::ConditionFailed { index: Some(i) }) if i == pair_at + 1 => Err(ApiError::coded_http(
-            "1422",
-            422,
-            "The account already has a primary party",
-        )),
-        Err(e) => Err(e.into()),
-    }
+        Ok(plan)
+    })
+    .await?;
+    Ok(Reply::ok().with("linkDetails", insert_array(json!({"id": link.id}))))
 }
 
 /// A live link of the caller by its numeric `id`: `106` when not numeric, `404` when unknown.
@@ -154,11 +157,17 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     if link.primary == "1" {
         writes.push(mine(primary_key(client, &link.first_entry)));
     }
-    match ctx.commit(writes, vec![link_event("deleteLink", &link)]).await {
-        Ok(()) => Ok(Reply::ok().desc("Link has been deleted successfully!")),
-        Err(StoreError::ConditionFailed { .. }) => Err(ApiError::coded("404", "Link does not exist")),
-        Err(e) => Err(e.into()),
-    }
+    let event = link_event("deleteLink", &link);
+    // A concurrent delete of the same link fails any of these conditions: it is gone.
+    let gone = ApiError::coded("404", "Link does not exist");
+    ctx.transact(async move |_, _| {
+        Ok(writes
+            .iter()
+            .fold(Plan::answer(()), |plan, w| plan.check(w.clone(), gone.clone()))
+            .event(event.clone()))
+    })
+    .await?;
+    Ok(Reply::ok().desc("Link has been deleted successfully!"))
 }
 
 /// `POST /v3/getAllLinks` (deprecated; `GET /v3/links` replaces it): `accountId` required
@@ -180,7 +189,8 @@ pub async fn get_all(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let event = Event::new("getAllLinks")
         .field("accountId", a.id.clone())
         .field("linkIds", ids.join(","));
-    ctx.commit(Vec::new(), vec![event]).await?;
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
+        .await?;
     Ok(Reply::ok().with_value("linkDetails", Value::Array(links)))
 }
 

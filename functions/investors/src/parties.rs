@@ -10,10 +10,10 @@ use shared::model::validate;
 use shared::model::{Entity, Party};
 use shared::records;
 use shared::webhooks::Event;
-use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::support::{all, commit_checked, flag_param, int_at_least, record_event, Checks, Failed};
+use crate::support::{all, flag_param, int_at_least, record_event, Checks};
 
 /// Parameters createParty takes (and the field permissions they need).
 const FIELDS: &[&str] = &[
@@ -207,11 +207,10 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     party.created = ctx.now();
     party.updated = party.created.clone();
     let event = status_event("createParty", &party);
-    match commit_checked(&ctx, records::insert(ctx.client_id(), &party)?, &checks, vec![event]).await {
-        Ok(()) => Ok(status_reply(&party)),
-        Err(Failed::Err(e)) => Err(e),
-        Err(Failed::Retry) => Err(ApiError::internal("changed concurrently on every attempt")),
-    }
+    let writes = records::insert(ctx.client_id(), &party)?;
+    ctx.transact(async move |_, _| Ok(checks.onto(Plan::new(writes.clone(), ()).event(event.clone()))))
+        .await?;
+    Ok(status_reply(&party))
 }
 
 /// `POST /v3/updateParty`: every createParty field optional; the ones sent replace the
@@ -223,21 +222,19 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     require_params(&p, false)?;
     apply(&p, &mut Party::default())?;
     let checks = flag_checks(&p)?;
-    for _ in 0..5 {
-        let stored = live_party(&ctx, &id).await?;
-        let mut party = stored.rec.clone();
-        apply(&p, &mut party)?;
-        require_state(&party)?;
-        party.updated = ctx.now();
-        let event = status_event("updateParty", &party);
-        let writes = records::replace(ctx.client_id(), &stored, &party)?;
-        match commit_checked(&ctx, writes, &checks, vec![event]).await {
-            Ok(()) => return Ok(status_reply(&party)),
-            Err(Failed::Err(e)) => return Err(e),
-            Err(Failed::Retry) => continue,
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+    let party = ctx
+        .transact(async move |ctx, _| {
+            let stored = live_party(&ctx, &id).await?;
+            let mut party = stored.rec.clone();
+            apply(&p, &mut party)?;
+            require_state(&party)?;
+            party.updated = ctx.now();
+            let event = status_event("updateParty", &party);
+            let writes = records::replace(ctx.client_id(), &stored, &party)?;
+            Ok(checks.onto(Plan::new(writes, party).event(event)))
+        })
+        .await?;
+    Ok(status_reply(&party))
 }
 
 /// A live individual party of the caller, or `198`.
@@ -250,7 +247,9 @@ pub async fn live_party(ctx: &Ctx, id: &str) -> Result<records::Stored<Party>, A
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
     let record = live_party(&ctx, &id).await?.rec.details();
-    ctx.commit(Vec::new(), vec![record_event("getParty", &record)]).await?;
+    let event = record_event("getParty", &record);
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
+        .await?;
     Ok(Reply::ok().with_value("partyDetails", Value::Array(vec![Value::Object(record)])))
 }
 
@@ -290,13 +289,15 @@ pub async fn get_all(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `POST /v3/deleteParty`: a virtual delete.
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
-    let stored = live_party(&ctx, &id).await?;
-    let mut party = stored.rec.clone();
-    party.deleted = true;
-    party.updated = ctx.now();
-    let event = Event::new("deleteParty").field("partyId", id);
-    ctx.commit(records::replace(ctx.client_id(), &stored, &party)?, vec![event])
-        .await?;
+    ctx.transact(async move |ctx, _| {
+        let stored = live_party(&ctx, &id).await?;
+        let mut party = stored.rec.clone();
+        party.deleted = true;
+        party.updated = ctx.now();
+        let event = Event::new("deleteParty").field("partyId", id.clone());
+        Ok(Plan::new(records::replace(ctx.client_id(), &stored, &party)?, ()).event(event))
+    })
+    .await?;
     Ok(Reply::ok().desc("Party deleted successfully!"))
 }
 

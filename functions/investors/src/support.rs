@@ -6,16 +6,23 @@
 use shared::model::flags::FlagKind;
 use shared::model::kyc::BillingEntry;
 use shared::records::{self, Record};
-use shared::store::{Index, Query, StoreError, Write};
+use shared::store::{Index, Query, Write};
 pub use shared::webhooks::record_event;
-use shared::webhooks::Event;
-use shared::{ApiError, Ctx, Environment, Params, Reply};
+use shared::{ApiError, Ctx, Environment, Params, Plan, Reply};
 
 /// The flag checks of one request: each a transaction item with the error it stands for.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Checks(Vec<(Write, ApiError)>);
 
 impl Checks {
+    /// The plan with the flag checks in its transaction: a flagged value fails it with its
+    /// code (SSN checks first) and nothing is written.
+    pub fn onto<T>(&self, plan: Plan<T>) -> Plan<T> {
+        self.0
+            .iter()
+            .fold(plan, |plan, (w, e)| plan.check(w.clone(), e.clone()))
+    }
+
     /// Adds the check of a value sent for `kind` (an empty value is never flagged; a
     /// value already checked is not checked twice).
     pub fn add(mut self, kind: FlagKind, raw: Option<&str>) -> Self {
@@ -43,39 +50,6 @@ impl Checks {
             checks = checks.add(FlagKind::Email, p.opt(&[name])?.as_deref());
         }
         Ok(checks)
-    }
-}
-
-/// Why a checked commit did not happen.
-pub enum Failed {
-    /// A concurrent change of the record: read it again and re-apply.
-    Retry,
-    Err(ApiError),
-}
-
-impl From<ApiError> for Failed {
-    fn from(e: ApiError) -> Self {
-        Failed::Err(e)
-    }
-}
-
-/// Commits `writes` and `events` with the flag checks in the same transaction: a flagged
-/// value fails it with its code (SSN checks first) and nothing is written.
-pub async fn commit_checked(
-    ctx: &Ctx,
-    mut writes: Vec<Write>,
-    checks: &Checks,
-    events: Vec<Event>,
-) -> Result<(), Failed> {
-    let first = writes.len();
-    writes.extend(checks.0.iter().map(|(w, _)| w.clone()));
-    match ctx.commit(writes, events).await {
-        Ok(()) => Ok(()),
-        Err(StoreError::ConditionFailed { index: Some(i) }) if i >= first && i < first + checks.0.len() => {
-            Err(Failed::Err(checks.0[i - first].1.clone()))
-        }
-        Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => Err(Failed::Retry),
-        Err(e) => Err(Failed::Err(e.into())),
     }
 }
 
