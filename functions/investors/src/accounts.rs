@@ -3,17 +3,15 @@
 //! `PATCH /v3/accounts/{accountId}`.
 
 use http::Method;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
-use shared::mask::MASK;
-use shared::model::account::READ_ONLY;
+use shared::model::account::{AccountIds, AccountRef, ArchiveView, READ_ONLY};
 use shared::model::{validate, Account};
 use shared::records::{self, Record};
 pub use shared::webhooks::record_event;
-use shared::webhooks::value_text;
-use shared::webhooks::Event;
+use shared::webhooks::{value_text, view_event, Event};
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
@@ -129,68 +127,11 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     a.id = ctx.next_id(shared::ids::ACCOUNT).await?;
     a.created = ctx.now();
     a.updated = a.created.clone();
-    let event = created_event(&a, ctx.client_id());
+    let event = view_event("createAccount", &a.created_event(ctx.client_id()));
     let writes = records::insert(ctx.client_id(), &a)?;
     ctx.transact(async move |_, _| Ok(Plan::new(writes.clone(), ()).event(event.clone())))
         .await?;
-    let record = json!({
-        "accountId": a.id,
-        "kycStatus": a.kyc_status,
-        "amlStatus": a.aml_status,
-        "accreditedStatus": a.accredited_status,
-        "approvalStatus": a.approval_status,
-    });
-    Ok(Reply::ok().with("accountDetails", insert_array(record)))
-}
-
-/// The createAccount webhook, with part 1's fields in order.
-fn created_event(a: &Account, client_id: &str) -> Event {
-    let s = |v: &String| Some(v.clone());
-    Event::new("createAccount")
-        .field("accountId", s(&a.id))
-        .field("providerid", Some(String::new()))
-        .field("status", Some("Active".into()))
-        .field("developerAPIKey", Some(MASK.into()))
-        .field("accountName", s(&a.account_name))
-        .field("type", s(&a.kind))
-        .field("entityType", s(&a.entity_type))
-        .field("residentType", s(&a.resident_type))
-        .field("socialSecurityNumber", Some(String::new()))
-        .field("dateOfBirth", Some(String::new()))
-        .field("address1", s(&a.address1))
-        .field("address2", s(&a.address2))
-        .field("city", s(&a.city))
-        .field("state", s(&a.state))
-        .field("zip", s(&a.zip))
-        .field("country", s(&a.country))
-        .field("email", s(&a.email))
-        .field("phone", s(&a.phone))
-        .field("taxID", s(&a.tax_id))
-        .field("kycStatus", s(&a.kyc_status))
-        .field("amlStatus", s(&a.aml_status))
-        .field("amlDate", s(&a.aml_date))
-        .field("suitabilityScore", s(&a.suitability_score))
-        .field("suitabilityDate", s(&a.suitability_date))
-        .field("suitabilityApprover", s(&a.suitability_approver))
-        .field("accreditedStatus", s(&a.accredited_status))
-        .field("accreditedInvestor", s(&a.accredited_investor))
-        .field("accreditedInvestorDate", s(&a.accredited_investor_date))
-        .field("506cLimit", s(&a.limit_506c))
-        .field("accountTotalLimit", s(&a.account_total_limit))
-        .field("singleInvestmentLimit", s(&a.single_investment_limit))
-        .field("associatedAC", s(&a.associated_ac))
-        .field("syndicate", s(&a.syndicate))
-        .field("tags", s(&a.tags))
-        .field("notes", s(&a.notes))
-        .field("approvalStatus", s(&a.approval_status))
-        .field("approvalPrincipal", s(&a.approval_principal))
-        .field("approvalLastReview", s(&a.approval_last_review))
-        .field("virtualStatus", Some(if a.deleted { "1" } else { "0" }.into()))
-        .field("field1", s(&a.field1))
-        .field("field2", s(&a.field2))
-        .field("field3", s(&a.field3))
-        .field("createdIpAddress", s(&a.created_ip))
-        .field("client_id", Some(client_id.to_owned()))
+    Ok(Reply::ok().with("accountDetails", insert_array(a.created_view())))
 }
 
 const LIST: ListSpec = ListSpec {
@@ -374,64 +315,6 @@ fn read_event(method: &str, a: &Account, record: &Map<String, Value>, limit_name
         .field("updatedDate", Some(a.updated.clone()))
 }
 
-/// A stored SSN or date of birth as webhooks carry it: `REDACTED` when set (part 1,
-/// Conventions 8), empty otherwise.
-fn redacted(v: &str) -> Option<String> {
-    Some(if v.is_empty() {
-        String::new()
-    } else {
-        shared::mask::REDACTED.to_owned()
-    })
-}
-
-/// The updateAccount webhook: part 1's fields in createAccount's order, without `providerid`,
-/// `status`, `developerAPIKey`, `createdIpAddress` and `client_id`, with the stored SSN and
-/// date of birth, then `updatedIpAddress`.
-fn updated_event(a: &Account) -> Event {
-    let s = |v: &String| Some(v.clone());
-    Event::new("updateAccount")
-        .field("accountId", s(&a.id))
-        .field("accountName", s(&a.account_name))
-        .field("type", s(&a.kind))
-        .field("entityType", s(&a.entity_type))
-        .field("residentType", s(&a.resident_type))
-        .field("socialSecurityNumber", redacted(&a.ssn))
-        .field("dateOfBirth", redacted(&a.dob))
-        .field("address1", s(&a.address1))
-        .field("address2", s(&a.address2))
-        .field("city", s(&a.city))
-        .field("state", s(&a.state))
-        .field("zip", s(&a.zip))
-        .field("country", s(&a.country))
-        .field("email", s(&a.email))
-        .field("phone", s(&a.phone))
-        .field("taxID", s(&a.tax_id))
-        .field("kycStatus", s(&a.kyc_status))
-        .field("amlStatus", s(&a.aml_status))
-        .field("amlDate", s(&a.aml_date))
-        .field("suitabilityScore", s(&a.suitability_score))
-        .field("suitabilityDate", s(&a.suitability_date))
-        .field("suitabilityApprover", s(&a.suitability_approver))
-        .field("accreditedStatus", s(&a.accredited_status))
-        .field("accreditedInvestor", s(&a.accredited_investor))
-        .field("accreditedInvestorDate", s(&a.accredited_investor_date))
-        .field("506cLimit", s(&a.limit_506c))
-        .field("accountTotalLimit", s(&a.account_total_limit))
-        .field("singleInvestmentLimit", s(&a.single_investment_limit))
-        .field("associatedAC", s(&a.associated_ac))
-        .field("syndicate", s(&a.syndicate))
-        .field("tags", s(&a.tags))
-        .field("notes", s(&a.notes))
-        .field("approvalStatus", s(&a.approval_status))
-        .field("approvalPrincipal", s(&a.approval_principal))
-        .field("approvalLastReview", s(&a.approval_last_review))
-        .field("virtualStatus", Some(if a.deleted { "1" } else { "0" }.into()))
-        .field("field1", s(&a.field1))
-        .field("field2", s(&a.field2))
-        .field("field3", s(&a.field3))
-        .field("updatedIpAddress", s(&a.updated_ip))
-}
-
 /// Applies `change` to the fresh copy of an account (archived ones only when `archived_ok`)
 /// and writes it conditioned on the version read; a concurrent change makes it re-read and
 /// apply again. `change` answers `None` when there is nothing to write.
@@ -478,7 +361,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             updated: now.clone(),
             ..row.clone()
         };
-        let event = updated_event(&after);
+        let event = view_event("updateAccount", &after.updated_event());
         Some((after, vec![event]))
     })
     .await?
@@ -538,7 +421,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         after.archived = true;
         after.updated = now.clone();
         after.updated_ip = ip.clone();
-        Some((after, vec![Event::new("deleteAccount").field("accountId", id.clone())]))
+        Some((after, vec![view_event("deleteAccount", &AccountRef { id: &id })]))
     })
     .await?;
     Ok(Reply::ok())
@@ -559,9 +442,12 @@ pub async fn archive(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     };
     let flag = if archived { "1" } else { "0" };
     let (now, ip) = (ctx.now(), ctx.ip.to_string());
-    let event = Event::new(&ctx.operation)
-        .field("accountId", id.clone())
-        .field("archiveStatus", flag.to_owned());
+    let view = ArchiveView {
+        id: &id,
+        archive_status: flag,
+    };
+    let event = view_event(&ctx.operation, &view);
+    let reply = Reply::ok().with("accountDetails", &view);
     change_account(&ctx, id.clone(), true, move |before| {
         if before.archived == archived {
             return None;
@@ -573,7 +459,7 @@ pub async fn archive(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         Some((after, vec![event.clone()]))
     })
     .await?;
-    Ok(Reply::ok().with("accountDetails", json!({"accountId": id, "archiveStatus": flag})))
+    Ok(reply)
 }
 
 /// The most accounts the deprecated list methods answer (as getAllOffers' cap).
@@ -604,7 +490,12 @@ async fn live_accounts(ctx: &Ctx, cap: usize) -> Result<Vec<Account>, ApiError> 
 /// and its webhook: `accountIds`, comma separated.
 async fn account_list(ctx: &Ctx, method: &str, accounts: Vec<Account>) -> Result<Reply, ApiError> {
     let ids: Vec<&str> = accounts.iter().map(|a| a.id.as_str()).collect();
-    let event = Event::new(method).field("accountIds", ids.join(","));
+    let event = view_event(
+        method,
+        &AccountIds {
+            account_ids: &ids.join(","),
+        },
+    );
     ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
         .await?;
     let records: Vec<Value> = accounts.iter().map(|a| Value::Object(a.view(ctx.pii))).collect();

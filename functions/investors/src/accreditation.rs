@@ -3,10 +3,10 @@
 //! (shared with the operator's review) is `shared::reviews`. Shapes and decisions:
 //! `docs/investors-accreditation.md`.
 
-use serde_json::{Map, Value};
+use serde::Serialize;
 use shared::ids::AI_REQUEST;
-use shared::model::accreditation::{self, AiRequest, StatusChange, PENDING};
-use shared::model::ai_documents;
+use shared::model::accreditation::{self, AiRequest, Details, StatusChange, PENDING};
+use shared::model::ai_documents::{self, AiDocumentView};
 use shared::records;
 use shared::reviews::{self, AI_REVIEW_METHOD};
 use shared::{op, Routes};
@@ -29,7 +29,7 @@ pub async fn request_ai_verification(ctx: Ctx, p: Params) -> Result<Reply, ApiEr
     let notes = p.text(&["notes"])?;
     let allow = p.text(&["allow"])?;
     let mut reserved: Option<String> = None;
-    let record = ctx
+    let (request, accredited) = ctx
         .transact(async move |ctx, _| {
             let client = ctx.client_id();
             let account = live_account(&ctx, &account_id).await?;
@@ -56,12 +56,12 @@ pub async fn request_ai_verification(ctx: Ctx, p: Params) -> Result<Reply, ApiEr
             // archived): the request is made against the account as read.
             writes.push(records::unchanged(client, &account));
             writes.extend(billing(&ctx, "requestAiVerification", &account_id, &id)?);
-            let accredited = &account.rec.accredited_status;
-            let event = request.event("requestAiVerification", accredited, true);
-            Ok(Plan::new(writes, request.summary(accredited, true)).event(event))
+            let accredited = account.rec.accredited_status;
+            let event = request.event("requestAiVerification", &accredited, true);
+            Ok(Plan::new(writes, (request, accredited)).event(event))
         })
         .await?;
-    Ok(Reply::ok().with_value(DETAILS, Value::Array(vec![Value::Object(record)])))
+    Ok(Reply::ok().with(DETAILS, [request.summary_view(&accredited, true)]))
 }
 
 /// The request ID and status every status change takes (both required; the ID numeric).
@@ -83,8 +83,7 @@ pub async fn update_ai_request(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         ..StatusChange::default()
     };
     let (request, accredited) = reviews::change_ai_request(&ctx, &id, &change, "updateAiRequest", false).await?;
-    let record = request.summary(&accredited, false);
-    Ok(Reply::ok().with_value(DETAILS, Value::Array(vec![Value::Object(record)])))
+    Ok(Reply::ok().with(DETAILS, [request.summary_view(&accredited, false)]))
 }
 
 /// `POST /v3/updateAiVerification` (designed: named only in part 1's webhook table): the
@@ -101,8 +100,7 @@ pub async fn update_ai_verification(ctx: Ctx, p: Params) -> Result<Reply, ApiErr
         reviewed_by: p.opt(&["reviewedBy"])?,
     };
     let (request, accredited) = reviews::change_ai_request(&ctx, &id, &change, AI_REVIEW_METHOD, true).await?;
-    let record = request.summary(&accredited, true);
-    Ok(Reply::ok().with_value(DETAILS, Value::Array(vec![Value::Object(record)])))
+    Ok(Reply::ok().with(DETAILS, [request.summary_view(&accredited, true)]))
 }
 
 /// `POST /v3/getAiRequest`: `accountId` (an archived account is read too);
@@ -123,7 +121,7 @@ pub async fn get_ai_request(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             };
             if let Some(r) = records::load::<AiRequest>(ctx.store(), ctx.client_id(), id).await? {
                 if !r.rec.deleted {
-                    requests.push(Value::Object(r.rec.details(&account)));
+                    requests.push(r.rec);
                 }
             }
         }
@@ -132,16 +130,20 @@ pub async fn get_ai_request(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             None => break,
         }
     }
-    let mut details = Map::new();
-    details.insert("request".into(), Value::Array(requests));
-    let documents = ai_documents::ai_documents_view(&ctx, &account.id).await?;
-    if !documents.is_empty() {
-        details.insert(
-            "documents".into(),
-            Value::Array(documents.into_iter().map(Value::Object).collect()),
-        );
-    }
-    Ok(Reply::ok().with_value(DETAILS, Value::Object(details)))
+    let details = AiRequests {
+        request: requests.iter().map(|r| r.details(&account)).collect(),
+        documents: ai_documents::ai_documents_view(&ctx, &account.id).await?,
+    };
+    Ok(Reply::ok().with(DETAILS, details))
+}
+
+/// getAiRequest's answer: the account's requests, and its verification documents when it
+/// has any.
+#[derive(Serialize)]
+struct AiRequests<'a> {
+    request: Vec<Details<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    documents: Vec<AiDocumentView>,
 }
 
 /// The accreditation routes.

@@ -1,10 +1,10 @@
 //! updatePartyEntityArchivestatus: archives or unarchives an individual party (`P…`) or an
 //! entity (`E…`) named by `partyId`.
 
-use serde_json::json;
+use shared::model::party::ArchiveView;
 use shared::records;
 use shared::store::Write;
-use shared::webhooks::Event;
+use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
@@ -45,14 +45,15 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
     let archived = archive_status(&p)?;
     let flag = if archived { "1" } else { "0" };
-    let event = Event::new("updatePartyEntityArchivestatus")
-        .field("partyId", id.clone())
-        .field("archiveStatus", flag.to_owned());
-    let target = id.clone();
-    ctx.transact(async move |ctx, _| Ok(Plan::new(set(&ctx, &target, archived).await?, ()).event(event.clone())))
+    let view = ArchiveView {
+        id: &id,
+        archive_status: flag,
+    };
+    let event = view_event("updatePartyEntityArchivestatus", &view);
+    let reply = Reply::ok().with("partyDetails", insert_array(view));
+    ctx.transact(async move |ctx, _| Ok(Plan::new(set(&ctx, &id, archived).await?, ()).event(event.clone())))
         .await?;
-    let record = json!({"partyId": id, "archiveStatus": flag});
-    Ok(Reply::ok().with("partyDetails", insert_array(record)))
+    Ok(reply)
 }
 
 pub fn routes() -> Routes {

@@ -7,10 +7,12 @@
 
 use serde_json::{Map, Value};
 use shared::documents::{self, Document, NewFile, Owner, ENTITY_FILES, INVESTOR_FILES};
+use shared::model::account::AccountRef;
 use shared::model::kyc::KycRequest;
+use shared::model::party::PartyRef;
 use shared::records;
 use shared::store::Write;
-use shared::webhooks::Event;
+use shared::webhooks::{view_event, Event};
 use shared::{op, Routes};
 use shared::{ApiError, Ctx, Params, Plan, Reply};
 
@@ -183,7 +185,7 @@ pub async fn upload_account(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
     let files = documents::indexed_files(&p, &INVESTOR_FILES)?;
     let owner = Owner { kind: ACCOUNT, id: &id };
-    let event = Event::new("uploadAccountDocument").field("accountId", id.clone());
+    let event = view_event("uploadAccountDocument", &AccountRef { id: &id });
     let holder = Holder::Account(id.clone());
     commit_upload(&ctx, owner, files, &upload_extra(&p)?, Vec::new(), vec![event], holder).await?;
     Ok(uploaded())
@@ -217,7 +219,7 @@ pub async fn upload_party(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
     let files = documents::indexed_files(&p, &INVESTOR_FILES)?;
     let owner = Owner { kind: PARTY, id: &id };
-    let event = Event::new("uploadPartyDocument").field("partyId", id.clone());
+    let event = view_event("uploadPartyDocument", &PartyRef { id: &id });
     let holder = Holder::Party(id.clone());
     commit_upload(&ctx, owner, files, &upload_extra(&p)?, Vec::new(), vec![event], holder).await?;
     Ok(uploaded())

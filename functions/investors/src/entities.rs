@@ -2,13 +2,14 @@
 //! `GET /v3/entities`.
 
 use http::Method;
-use serde_json::{json, Value};
+use serde_json::Value;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::model::party::PartyRef;
 use shared::model::{validate, Entity};
 use shared::records;
-use shared::webhooks::Event;
+use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
@@ -133,7 +134,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let writes = records::insert(ctx.client_id(), &entity)?;
     ctx.transact(async move |_, _| Ok(checks.onto(Plan::new(writes.clone(), ()))))
         .await?;
-    Ok(Reply::ok().with("entityDetails", insert_array(json!({"partyId": entity.id}))))
+    Ok(Reply::ok().with("entityDetails", insert_array(PartyRef { id: &entity.id })))
 }
 
 /// `POST /v3/updateEntity`: every createEntity field optional; the ones sent replace the
@@ -151,16 +152,12 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             let mut entity = stored.rec.clone();
             apply(&p, &mut entity)?;
             entity.updated = ctx.now();
-            let event = Event::new("updateEntity")
-                .field("partyId", entity.id.clone())
-                .field("KYCstatus", entity.kyc_status.clone())
-                .field("AMLstatus", entity.aml_status.clone());
+            let event = view_event("updateEntity", &entity.status_view());
             let writes = records::replace(ctx.client_id(), &stored, &entity)?;
             Ok(checks.onto(Plan::new(writes, entity).event(event)))
         })
         .await?;
-    let record = json!({"partyId": entity.id, "KYCstatus": entity.kyc_status, "AMLstatus": entity.aml_status});
-    Ok(Reply::ok().with("entityDetails", insert_array(record)))
+    Ok(Reply::ok().with("entityDetails", insert_array(entity.status_view())))
 }
 
 /// A live entity of the caller, or `198`.
@@ -193,7 +190,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         let mut entity = stored.rec.clone();
         entity.deleted = true;
         entity.updated = ctx.now();
-        let event = Event::new("deleteEntity").field("partyId", id.clone());
+        let event = view_event("deleteEntity", &PartyRef { id: &id });
         Ok(Plan::new(records::replace(ctx.client_id(), &stored, &entity)?, ()).event(event))
     })
     .await?;

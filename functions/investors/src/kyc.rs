@@ -3,15 +3,16 @@
 //! entities (`E…`), through the [`KycProvider`] port (the deterministic sandbox provider).
 //! Shapes and sandbox rules: `docs/investors-kyc.md`.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use shared::model::kyc::{
-    request_ref, CheckResponse, CheckType, KycRecord, KycRequest, Session, ANSWER_WINDOW_SECS, REPORT, REQUEST,
+    request_ref, AmlDetails, CheckEvent, CheckOutcome, CheckResponse, CheckType, KycPassed, KycRecord, KycRequest,
+    PartyStatus, ProviderResponse, RequestRef, Session, ANSWER_WINDOW_SECS, REPORT, REQUEST,
 };
 use shared::model::{Entity, Party};
 use shared::providers::kyc::{KycProvider, SandboxKyc, Subject, Verdict};
 use shared::records::{self, Stored};
 use shared::store::Write;
-use shared::webhooks::Event;
+use shared::webhooks::{view_event, Event};
 use shared::{op, Routes};
 use shared::{ApiError, Ctx, Params, Plan, Reply};
 
@@ -206,14 +207,19 @@ async fn perform_kyc(ctx: Ctx, p: Params, method: &'static str, questions: bool)
     } else {
         AUTO_APPROVED
     };
-    let mut body = Map::new();
-    if target.is_entity() {
-        body.insert("AML SCORE".into(), report.aml.score_value());
-    } else {
-        body.insert("kyc".into(), json!({ "response": report.response() }));
-    }
-    body.insert("kycstatus".into(), Value::from(kyc_status));
-    body.insert("amlstatus".into(), Value::from(aml_status));
+    let entity = target.is_entity();
+    let outcome = CheckOutcome {
+        aml_score: entity.then(|| report.aml.score_value()),
+        kyc: (!entity).then(|| ProviderResponse {
+            response: report.response(),
+        }),
+        kycstatus: kyc_status,
+        amlstatus: aml_status,
+    };
+    let body = match serde_json::to_value(&outcome) {
+        Ok(Value::Object(body)) => body,
+        _ => return Err(ApiError::internal("the check outcome is not an object")),
+    };
     let date = aml_date(&ctx);
     let created_at = ctx.now();
     let expires = ctx.app.clock.now().timestamp_millis() + ANSWER_WINDOW_SECS * 1000;
@@ -247,10 +253,14 @@ async fn perform_kyc(ctx: Ctx, p: Params, method: &'static str, questions: bool)
             }
             writes.extend(kyc_writes(&ctx, before, &rec)?);
             writes.extend(billing(&ctx, &method, target.id(), &report.id_number)?);
-            let event = Event::new(&method)
-                .field("partyId", target.id().to_owned())
-                .field("kycstatus", kyc_status.clone())
-                .field("amlstatus", aml_status.clone());
+            let event = view_event(
+                &method,
+                &CheckEvent {
+                    party_id: target.id(),
+                    kycstatus: &kyc_status,
+                    amlstatus: &aml_status,
+                },
+            );
             Ok(Plan::new(writes, body.clone()).event(event))
         })
         .await?;
@@ -292,7 +302,11 @@ pub async fn perform_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let target = Target::load(&ctx, &id).await?;
     let report = provider().aml(&target.subject(), reference(&ctx).await?).await;
     let status = if report.matched { DISAPPROVED } else { AUTO_APPROVED };
-    let details = json!({"response": report.response(), "amlStatus": status});
+    let details = AmlDetails {
+        response: report.response(),
+        aml_status: status,
+    };
+    let details = serde_json::to_value(&details).map_err(|e| ApiError::internal_from("AML details", e))?;
     let date = aml_date(&ctx);
     let created_at = ctx.now();
     let fields = request_fields(&p);
@@ -388,19 +402,24 @@ pub async fn update_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         if passed {
             plan = plan
                 .writes(target.set_statuses(&ctx, Some(AUTO_APPROVED), None)?)
-                .event(
-                    Event::new("updateKycAml")
-                        .field("partyId", target.id().to_owned())
-                        .field("kycStatus", AUTO_APPROVED.to_owned()),
-                );
+                .event(view_event(
+                    "updateKycAml",
+                    &KycPassed {
+                        party_id: target.id(),
+                        kyc_status: AUTO_APPROVED,
+                    },
+                ));
         }
         Ok(plan)
     })
     .await?;
     match verdict {
-        Verdict::Pass { .. } => Ok(Reply::ok().with_value(
+        Verdict::Pass { .. } => Ok(Reply::ok().with(
             "Financial investor details",
-            json!({"partyId": id, "kycStatus": AUTO_APPROVED}),
+            KycPassed {
+                party_id: &id,
+                kyc_status: AUTO_APPROVED,
+            },
         )),
         Verdict::Fail { message } | Verdict::Undetermined { message } => {
             let mut body = serde_json::Map::new();
@@ -424,10 +443,14 @@ pub async fn get_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
     let target = Target::load(&ctx, &id).await?;
     let (kyc, aml, date) = target.statuses();
-    Ok(Reply::ok().with_value("KYC Status", Value::from(kyc)).with_value(
-        "Party Status",
-        json!({"PartyID": target.id(), "AML status": aml, "AML date": date}),
-    ))
+    let status = PartyStatus {
+        party_id: target.id(),
+        aml_status: aml,
+        aml_date: date,
+    };
+    Ok(Reply::ok()
+        .with_value("KYC Status", Value::from(kyc))
+        .with("Party Status", status))
 }
 
 /// `POST /v3/getKycAmlResponse` (read-only, not billed): `partyId` and `type` (`Basic`,
@@ -483,10 +506,11 @@ pub async fn request_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let exists = ApiError::coded_http("1400", 400, format!("A KYC/AML request already exists for {id}"));
     ctx.transact(async move |_, _| Ok(Plan::answer(()).check(put.clone(), exists.clone()).writes(more.clone())))
         .await?;
-    Ok(Reply::ok().with_value(
-        "requestDetails",
-        json!([{"investorId": id, "requestId": request.request_id}]),
-    ))
+    let record = RequestRef {
+        investor_id: &id,
+        request_id: &request.request_id,
+    };
+    Ok(Reply::ok().with("requestDetails", [record]))
 }
 
 /// `POST /v3/deleteKycAml`: virtually deletes the party's stored KYC/AML responses and any

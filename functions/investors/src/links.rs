@@ -4,13 +4,13 @@
 //! transaction: one per (account, related entry) pair (a second link between them is a
 //! duplicate) and one per account with a primary party (at most one).
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
-use shared::model::link::{account_link_ids, pair_key, primary_key, LINK_TYPES, RELATED_TYPES};
+use shared::model::link::{account_link_ids, pair_key, primary_key, AccountLinks, LinkRef, LINK_TYPES, RELATED_TYPES};
 use shared::model::Link;
 use shared::records::{self, Record};
 use shared::store::{Cond, Val, Write};
-use shared::webhooks::Event;
+use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 
 use crate::accounts::{existing_account, live_account};
@@ -27,17 +27,6 @@ fn one_of(name: &str, v: &str, allowed: &[&'static str]) -> Result<&'static str,
         .find(|a| a.eq_ignore_ascii_case(v.trim()))
         .copied()
         .ok_or_else(|| ApiError::invalid(name, format!("must be one of {}", allowed.join(", "))))
-}
-
-fn link_event(method: &str, l: &Link) -> Event {
-    Event::new(method)
-        .field("id", l.id.clone())
-        .field("firstEntryType", l.first_entry_type.clone())
-        .field("firstEntry", l.first_entry.clone())
-        .field("relatedEntry", l.related_entry.clone())
-        .field("relatedEntryType", l.related_entry_type.clone())
-        .field("linkType", l.link_type.clone())
-        .field("notes", l.notes.clone())
 }
 
 /// `PUT /v3/createLink`.
@@ -102,7 +91,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let writes = records::insert(client, &link)?;
     let pair = marker(pair_key(client, &first, &related));
     let primary_slot = primary.then(|| marker(primary_key(client, &first)));
-    let event = link_event("createLink", &link);
+    let event = view_event("createLink", &link.event_view());
     ctx.transact(async move |_, _| {
         let mut plan = Plan::new(writes.clone(), ())
             .check(
@@ -119,7 +108,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         Ok(plan)
     })
     .await?;
-    Ok(Reply::ok().with("linkDetails", insert_array(json!({"id": link.id}))))
+    Ok(Reply::ok().with("linkDetails", insert_array(LinkRef { id: &link.id })))
 }
 
 /// A live link of the caller by its numeric `id`: `106` when not numeric, `404` when unknown.
@@ -157,7 +146,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     if link.primary == "1" {
         writes.push(mine(primary_key(client, &link.first_entry)));
     }
-    let event = link_event("deleteLink", &link);
+    let event = view_event("deleteLink", &link.event_view());
     // A concurrent delete of the same link fails any of these conditions: it is gone.
     let gone = ApiError::coded("404", "Link does not exist");
     ctx.transact(async move |_, _| {
@@ -186,9 +175,14 @@ pub async fn get_all(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             }
         }
     }
-    let event = Event::new("getAllLinks")
-        .field("accountId", a.id.clone())
-        .field("linkIds", ids.join(","));
+    let link_ids = ids.join(",");
+    let event = view_event(
+        "getAllLinks",
+        &AccountLinks {
+            account_id: &a.id,
+            link_ids: &link_ids,
+        },
+    );
     ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
         .await?;
     Ok(Reply::ok().with_value("linkDetails", Value::Array(links)))

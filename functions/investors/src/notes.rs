@@ -1,14 +1,13 @@
 //! Account notes: addAccountNote and getAccountNotes (deprecated).
 
-use serde_json::Value;
-use shared::model::note::{account_notes, AccountNote};
+use shared::model::note::{account_notes, AccountNote, NotesCount};
 use shared::records;
 use shared::store::{Cond, Write};
-use shared::webhooks::Event;
+use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::accounts::{existing_account, live_account, no_account, record_event};
+use crate::accounts::{existing_account, live_account, no_account};
 
 /// `POST /v3/addAccountNote`: `accountId`, `authorName` and `notes`, all required; answers the
 /// insert-array `notesDetails` = `[true, [{authorname, note, createdDate}]]`. The webhook
@@ -26,11 +25,7 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         text,
         ctx.now(),
     );
-    let view = note.view();
-    let Value::Object(record) = &view else {
-        return Err(ApiError::internal("note view is not an object"));
-    };
-    let event = record_event("addAccountNote", record);
+    let event = view_event("addAccountNote", &note.view());
     let writes = records::insert(ctx.client_id(), &note)?;
     // The account must still be live when the note is written (gsi1pk marks a live record).
     let live = Write::Check {
@@ -43,7 +38,7 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             .event(event.clone()))
     })
     .await?;
-    Ok(Reply::ok().with_value("notesDetails", insert_array(view)))
+    Ok(Reply::ok().with_value("notesDetails", insert_array(note.view())))
 }
 
 /// `POST /v3/getAccountNotes` (deprecated): `accountId` required; `notesDetails`, an array of
@@ -53,13 +48,17 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let a = existing_account(&ctx, &account).await?.rec;
     let notes = account_notes(ctx.store(), ctx.client_id(), &a.id).await?;
-    let event = Event::new("getAccountNotes")
-        .field("accountId", a.id.clone())
-        .field("notesCount", notes.len().to_string());
+    let event = view_event(
+        "getAccountNotes",
+        &NotesCount {
+            account_id: &a.id,
+            notes_count: notes.len(),
+        },
+    );
     ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
         .await?;
-    let records: Vec<Value> = notes.iter().map(AccountNote::view).collect();
-    Ok(Reply::ok().with_value("notesDetails", Value::Array(records)))
+    let records: Vec<_> = notes.iter().map(AccountNote::view).collect();
+    Ok(Reply::ok().with("notesDetails", records))
 }
 
 /// The notes routes.

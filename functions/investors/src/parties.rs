@@ -2,14 +2,15 @@
 //! deleteParty, `GET /v3/parties`, `GET /v3/parties/{partyId}`.
 
 use http::Method;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::model::party::PartyRef;
 use shared::model::validate;
 use shared::model::{Entity, Party};
 use shared::records;
-use shared::webhooks::Event;
+use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
@@ -179,17 +180,9 @@ fn flag_checks(p: &Params) -> Result<Checks, ApiError> {
     Checks::of(p, Some("socialSecurityNumber"), &["emailAddress", "emailAddress2"])
 }
 
-/// The answer and webhook record of createParty and updateParty.
-fn status_event(method: &str, r: &Party) -> Event {
-    Event::new(method)
-        .field("partyId", r.id.clone())
-        .field("KYCstatus", r.kyc_status.clone())
-        .field("AMLstatus", r.aml_status.clone())
-}
-
+/// The answer of createParty and updateParty: their status record.
 fn status_reply(r: &Party) -> Reply {
-    let record = json!({"partyId": r.id, "KYCstatus": r.kyc_status, "AMLstatus": r.aml_status});
-    Reply::ok().with("partyDetails", insert_array(record))
+    Reply::ok().with("partyDetails", insert_array(r.status_view()))
 }
 
 /// `PUT /v3/createParty`.
@@ -206,7 +199,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     party.id = ctx.next_id(shared::ids::PARTY).await?;
     party.created = ctx.now();
     party.updated = party.created.clone();
-    let event = status_event("createParty", &party);
+    let event = view_event("createParty", &party.status_view());
     let writes = records::insert(ctx.client_id(), &party)?;
     ctx.transact(async move |_, _| Ok(checks.onto(Plan::new(writes.clone(), ()).event(event.clone()))))
         .await?;
@@ -229,7 +222,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             apply(&p, &mut party)?;
             require_state(&party)?;
             party.updated = ctx.now();
-            let event = status_event("updateParty", &party);
+            let event = view_event("updateParty", &party.status_view());
             let writes = records::replace(ctx.client_id(), &stored, &party)?;
             Ok(checks.onto(Plan::new(writes, party).event(event)))
         })
@@ -294,7 +287,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         let mut party = stored.rec.clone();
         party.deleted = true;
         party.updated = ctx.now();
-        let event = Event::new("deleteParty").field("partyId", id.clone());
+        let event = view_event("deleteParty", &PartyRef { id: &id });
         Ok(Plan::new(records::replace(ctx.client_id(), &stored, &party)?, ()).event(event))
     })
     .await?;

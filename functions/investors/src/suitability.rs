@@ -3,11 +3,12 @@
 //! from the three scores sent.
 
 use serde_json::Value;
+use shared::model::account::AccountRef;
 use shared::model::suitability::{Suitability, FIELDS};
 use shared::model::Account;
 use shared::records::{self, Stored};
 use shared::store::{Cond, Write};
-use shared::webhooks::Event;
+use shared::webhooks::{view_event, Event};
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
@@ -164,7 +165,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         let mut s = before.rec.clone();
         s.deleted = true;
         s.updated = ctx.now();
-        let event = Event::new("deleteSuitability").field("accountId", a.id.clone());
+        let event = view_event("deleteSuitability", &AccountRef { id: &a.id });
         Ok(Plan::new(records::replace(ctx.client_id(), &before, &s)?, Reply::ok()).event(event))
     })
     .await

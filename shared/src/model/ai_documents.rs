@@ -4,6 +4,7 @@
 //! query. Letters are generated here: a deterministic one-page PDF (the sandbox's letter).
 
 use bytes::Bytes;
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::app::Ctx;
@@ -58,24 +59,51 @@ pub fn status(doc: &Document) -> &str {
 /// `documentTitle`, `documentFileName`, `documentFileReferenceCode`, `status` and a signed
 /// `documentUrl` valid for 15 minutes. Empty when the account has none (the caller leaves
 /// the key out then). The account itself is not checked here.
-pub async fn ai_documents_view(ctx: &Ctx, account_id: &str) -> Result<Vec<Map<String, Value>>, ApiError> {
+pub async fn ai_documents_view(ctx: &Ctx, account_id: &str) -> Result<Vec<AiDocumentView>, ApiError> {
     let docs = documents::list(ctx, evidence(account_id)).await?;
     let mut out = Vec::with_capacity(docs.len());
     for d in docs {
-        let mut m = Map::new();
-        m.insert("id".into(), Value::from(d.id.as_str()));
-        m.insert("documentid".into(), Value::from(d.documentid.as_str()));
-        m.insert("documentTitle".into(), Value::from(d.document_title.as_str()));
-        m.insert("documentFileName".into(), Value::from(d.document_file_name.as_str()));
-        m.insert(
-            "documentFileReferenceCode".into(),
-            Value::from(d.document_file_reference_code.as_str()),
-        );
-        m.insert("status".into(), Value::from(status(&d)));
-        m.insert("documentUrl".into(), Value::from(d.url(ctx).await?));
-        out.push(m);
+        let url = d.url(ctx).await?;
+        out.push(AiDocumentView {
+            status: status(&d).to_owned(),
+            id: d.id,
+            documentid: d.documentid,
+            document_title: d.document_title,
+            document_file_name: d.document_file_name,
+            document_file_reference_code: d.document_file_reference_code,
+            document_url: url,
+        });
     }
     Ok(out)
+}
+
+/// A verification document as getAiRequest lists it.
+#[derive(Serialize)]
+pub struct AiDocumentView {
+    id: String,
+    documentid: String,
+    #[serde(rename = "documentTitle")]
+    document_title: String,
+    #[serde(rename = "documentFileName")]
+    document_file_name: String,
+    #[serde(rename = "documentFileReferenceCode")]
+    document_file_reference_code: String,
+    status: String,
+    #[serde(rename = "documentUrl")]
+    document_url: String,
+}
+
+/// getAiLetter's record of the latest letter.
+#[derive(Serialize)]
+pub struct LetterView<'a> {
+    #[serde(rename = "accountId")]
+    pub account_id: &'a str,
+    #[serde(rename = "documentFileName")]
+    pub document_file_name: &'a str,
+    #[serde(rename = "createdDate")]
+    pub created_date: &'a str,
+    #[serde(rename = "documentUrl")]
+    pub document_url: String,
 }
 
 /// The writes that give the account's verification documents the review status `status`

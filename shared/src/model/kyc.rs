@@ -235,3 +235,67 @@ impl Record for BillingEntry {
         self.deleted
     }
 }
+
+/// performKycAml's and performKycAmlBasic's answer, also stored as the check's response: an
+/// entity's `AML SCORE` or an individual's `kyc.response`, then the statuses.
+#[derive(Serialize)]
+pub struct CheckOutcome<'a> {
+    #[serde(rename = "AML SCORE", skip_serializing_if = "Option::is_none")]
+    pub aml_score: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kyc: Option<ProviderResponse>,
+    pub kycstatus: &'a str,
+    pub amlstatus: &'a str,
+}
+
+/// A provider's raw result under `response`.
+#[derive(Serialize)]
+pub struct ProviderResponse {
+    pub response: Value,
+}
+
+/// The performKycAml and performKycAmlBasic webhook.
+#[derive(Serialize)]
+pub struct CheckEvent<'a> {
+    #[serde(rename = "partyId")]
+    pub party_id: &'a str,
+    pub kycstatus: &'a str,
+    pub amlstatus: &'a str,
+}
+
+/// performAml's `partyDetails`: the raw watch-list result and the status it decides.
+#[derive(Serialize)]
+pub struct AmlDetails<'a> {
+    pub response: Value,
+    #[serde(rename = "amlStatus")]
+    pub aml_status: &'a str,
+}
+
+/// updateKycAml's record and webhook once the answers pass.
+#[derive(Serialize)]
+pub struct KycPassed<'a> {
+    #[serde(rename = "partyId")]
+    pub party_id: &'a str,
+    #[serde(rename = "kycStatus")]
+    pub kyc_status: &'a str,
+}
+
+/// getKycAml's `Party Status`.
+#[derive(Serialize)]
+pub struct PartyStatus<'a> {
+    #[serde(rename = "PartyID")]
+    pub party_id: &'a str,
+    #[serde(rename = "AML status")]
+    pub aml_status: &'a str,
+    #[serde(rename = "AML date")]
+    pub aml_date: &'a str,
+}
+
+/// requestKycAml's record.
+#[derive(Serialize)]
+pub struct RequestRef<'a> {
+    #[serde(rename = "investorId")]
+    pub investor_id: &'a str,
+    #[serde(rename = "requestId")]
+    pub request_id: &'a str,
+}

@@ -150,3 +150,49 @@ pub async fn account_link_ids(
     ids.sort_by_key(|id| (id.len(), id.clone()));
     Ok(ids)
 }
+
+/// The createLink and deleteLink webhooks: the link's fields in part 1's order.
+#[derive(Serialize)]
+pub struct LinkEvent<'a> {
+    id: &'a str,
+    #[serde(rename = "firstEntryType")]
+    first_entry_type: &'a str,
+    #[serde(rename = "firstEntry")]
+    first_entry: &'a str,
+    #[serde(rename = "relatedEntry")]
+    related_entry: &'a str,
+    #[serde(rename = "relatedEntryType")]
+    related_entry_type: &'a str,
+    #[serde(rename = "linkType")]
+    link_type: &'a str,
+    notes: &'a str,
+}
+
+/// A link named by its ID alone (createLink's record).
+#[derive(Serialize)]
+pub struct LinkRef<'a> {
+    pub id: &'a str,
+}
+
+/// The getAllLinks and getAccountLinkId webhook fields: the account's link IDs, comma separated.
+#[derive(Serialize)]
+pub struct AccountLinks<'a> {
+    #[serde(rename = "accountId")]
+    pub account_id: &'a str,
+    #[serde(rename = "linkIds")]
+    pub link_ids: &'a str,
+}
+
+impl Link {
+    pub fn event_view(&self) -> LinkEvent<'_> {
+        LinkEvent {
+            id: &self.id,
+            first_entry_type: &self.first_entry_type,
+            first_entry: &self.first_entry,
+            related_entry: &self.related_entry,
+            related_entry_type: &self.related_entry_type,
+            link_type: &self.link_type,
+            notes: &self.notes,
+        }
+    }
+}

@@ -1,7 +1,6 @@
 //! Account notes (addAccountNote, getAccountNotes): `authorname`, `note`, `createdDate`.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 use crate::error::ApiError;
 use crate::ids::sortable;
@@ -53,10 +52,32 @@ impl AccountNote {
         }
     }
 
-    /// The note record of part 2: `authorname`, `note`, `createdDate`.
-    pub fn view(&self) -> Value {
-        json!({"authorname": self.authorname, "note": self.note, "createdDate": self.created})
+    /// The note record of part 2 (also addAccountNote's webhook).
+    pub fn view(&self) -> NoteView<'_> {
+        NoteView {
+            authorname: &self.authorname,
+            note: &self.note,
+            created: &self.created,
+        }
     }
+}
+
+/// The note record of part 2: `authorname`, `note`, `createdDate`.
+#[derive(Serialize)]
+pub struct NoteView<'a> {
+    authorname: &'a str,
+    note: &'a str,
+    #[serde(rename = "createdDate")]
+    created: &'a str,
+}
+
+/// The getAccountNotes webhook: the account and how many notes it has.
+#[derive(Serialize)]
+pub struct NotesCount<'a> {
+    #[serde(rename = "accountId")]
+    pub account_id: &'a str,
+    #[serde(rename = "notesCount")]
+    pub notes_count: usize,
 }
 
 /// The live notes of an account, oldest first.

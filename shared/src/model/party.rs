@@ -276,3 +276,51 @@ impl Entity {
         .any(|f| f.to_lowercase().contains(needle))
     }
 }
+
+/// The record createParty, updateParty and updateEntity answer and send as their webhook.
+#[derive(Serialize)]
+pub struct StatusView<'a> {
+    #[serde(rename = "partyId")]
+    id: &'a str,
+    #[serde(rename = "KYCstatus")]
+    kyc_status: &'a str,
+    #[serde(rename = "AMLstatus")]
+    aml_status: &'a str,
+}
+
+impl Party {
+    pub fn status_view(&self) -> StatusView<'_> {
+        StatusView {
+            id: &self.id,
+            kyc_status: &self.kyc_status,
+            aml_status: &self.aml_status,
+        }
+    }
+}
+
+impl Entity {
+    pub fn status_view(&self) -> StatusView<'_> {
+        StatusView {
+            id: &self.id,
+            kyc_status: &self.kyc_status,
+            aml_status: &self.aml_status,
+        }
+    }
+}
+
+/// A party or entity named by its ID alone (createEntity's record, the delete and upload
+/// webhooks).
+#[derive(Serialize)]
+pub struct PartyRef<'a> {
+    #[serde(rename = "partyId")]
+    pub id: &'a str,
+}
+
+/// updatePartyEntityArchivestatus's record and webhook: `archiveStatus` `1` or `0`.
+#[derive(Serialize)]
+pub struct ArchiveView<'a> {
+    #[serde(rename = "partyId")]
+    pub id: &'a str,
+    #[serde(rename = "archiveStatus")]
+    pub archive_status: &'a str,
+}
