@@ -16,6 +16,7 @@ use crate::auth::{hash_key, random_secret, ClientRecord};
 use crate::error::ApiError;
 use crate::http::RawRequest;
 use crate::model::flags::{FlagKind, VALUE_ATTR};
+use crate::records::flags::FlagItems;
 use crate::reviews::{self, Committed};
 use crate::store::{Cond, Index, Item, Query, Val, Write, MAX_TRANSACTION_WRITES};
 use crate::webhooks::{registration_key, tokens_key, Envelope};

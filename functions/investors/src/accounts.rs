@@ -387,7 +387,7 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn get_link_ids(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
     let a = existing_account(&ctx, &id).await?.rec;
-    let ids = shared::model::link::account_link_ids(ctx.store(), ctx.client_id(), &id).await?;
+    let ids = records::link::account_link_ids(ctx.store(), ctx.client_id(), &id).await?;
     let link_ids = ids.join(",");
     let record = a.view(ctx.pii);
     if !ids.is_empty() {

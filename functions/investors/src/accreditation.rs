@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 use shared::ids::AI_REQUEST;
-use shared::model::accreditation::{self, AiRequest, Details, StatusChange, PENDING};
-use shared::model::ai_documents::{self, AiDocumentView};
+use shared::model::accreditation::{AiRequest, Details, StatusChange, PENDING};
+use shared::model::ai_documents::AiDocumentView;
 use shared::records;
 use shared::reviews::{self, AI_REVIEW_METHOD};
 use shared::{op, Routes};
@@ -51,7 +51,7 @@ pub async fn request_ai_verification(ctx: Ctx, p: Params) -> Result<Reply, ApiEr
                 ..AiRequest::default()
             };
             let mut writes = records::insert(client, &request)?;
-            writes.push(accreditation::account_entry(client, &request));
+            writes.push(records::accreditation::account_entry(client, &request));
             // The account is read for its status and must not change meanwhile (deleted,
             // archived): the request is made against the account as read.
             writes.push(records::unchanged(client, &account));
@@ -112,11 +112,11 @@ pub async fn get_ai_request(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account_id = p.req(&["accountId"])?;
     let account = existing_account(&ctx, &account_id).await?.rec;
     let mut requests = Vec::new();
-    let mut q = accreditation::account_entries(ctx.client_id(), &account.id);
+    let mut q = records::accreditation::account_entries(ctx.client_id(), &account.id);
     loop {
         let page = ctx.store().query(&q).await?;
         for item in &page.items {
-            let Some(id) = accreditation::entry_request_id(item) else {
+            let Some(id) = records::accreditation::entry_request_id(item) else {
                 continue;
             };
             if let Some(r) = records::load::<AiRequest>(ctx.store(), ctx.client_id(), id).await? {
@@ -132,7 +132,7 @@ pub async fn get_ai_request(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     }
     let details = AiRequests {
         request: requests.iter().map(|r| r.details(&account)).collect(),
-        documents: ai_documents::ai_documents_view(&ctx, &account.id).await?,
+        documents: records::ai_documents::ai_documents_view(&ctx, &account.id).await?,
     };
     Ok(Reply::ok().with(DETAILS, details))
 }

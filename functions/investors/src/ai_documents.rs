@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use shared::documents::{self, Document, INVESTOR_FILES};
 use shared::model::account::AccountRef;
 use shared::model::ai_documents::{self as ai, evidence, letters, LetterView};
+use shared::records;
 use shared::webhooks::view_event;
 use shared::{op, Routes};
 use shared::{ApiError, Ctx, Params, Reply};
@@ -95,7 +96,7 @@ pub async fn get_document(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn get_letter(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
     existing_account(&ctx, &id).await?;
-    let letter = ai::latest_letter(&ctx, &id).await?;
+    let letter = records::ai_documents::latest_letter(&ctx, &id).await?;
     let mut out = Vec::new();
     if let Some(l) = &letter {
         out.push(LetterView {

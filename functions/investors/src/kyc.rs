@@ -5,11 +5,12 @@
 
 use serde_json::{json, Value};
 use shared::model::kyc::{
-    request_ref, AmlDetails, CheckEvent, CheckOutcome, CheckResponse, CheckType, KycPassed, KycRecord, KycRequest,
-    PartyStatus, ProviderResponse, RequestRef, Session, ANSWER_WINDOW_SECS, REPORT, REQUEST,
+    AmlDetails, CheckEvent, CheckOutcome, CheckResponse, CheckType, KycPassed, KycRecord, KycRequest, PartyStatus,
+    ProviderResponse, RequestRef, Session, ANSWER_WINDOW_SECS, REPORT, REQUEST,
 };
 use shared::model::{Entity, Party};
 use shared::providers::kyc::{KycProvider, SandboxKyc, Subject, Verdict};
+use shared::records::kyc::request_ref;
 use shared::records::{self, Stored};
 use shared::store::Write;
 use shared::webhooks::{view_event, Event};

@@ -6,8 +6,9 @@
 
 use serde_json::Value;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
-use shared::model::link::{account_link_ids, pair_key, primary_key, AccountLinks, LinkRef, LINK_TYPES, RELATED_TYPES};
+use shared::model::link::{AccountLinks, LinkRef, LINK_TYPES, RELATED_TYPES};
 use shared::model::Link;
+use shared::records::link::{account_link_ids, pair_key, primary_key};
 use shared::records::{self, Record};
 use shared::store::{Cond, Val, Write};
 use shared::webhooks::view_event;

@@ -1,7 +1,8 @@
 //! Account notes: addAccountNote and getAccountNotes (deprecated).
 
-use shared::model::note::{account_notes, AccountNote, NotesCount};
+use shared::model::note::{AccountNote, NotesCount};
 use shared::records;
+use shared::records::note::account_notes;
 use shared::store::{Cond, Write};
 use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};

@@ -5,6 +5,7 @@
 
 use shared::model::flags::FlagKind;
 use shared::model::kyc::BillingEntry;
+use shared::records::flags::FlagItems;
 use shared::records::{self, Record};
 use shared::store::{Index, Query, Write};
 pub use shared::webhooks::record_event;

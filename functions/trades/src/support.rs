@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use shared::model::link::{primary_key, primary_party};
 use shared::model::trade::{self, Trade};
 use shared::model::{validate, Account};
+use shared::records::link::{primary_key, primary_party};
 use shared::records::{self, Stored};
 use shared::store::{Cond, StoreError, Write};
 pub use shared::webhooks::record_event;

@@ -2,10 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ApiError;
 use crate::ids::sortable;
-use crate::records::{self, Record};
-use crate::store::{Query, SkRange, Store};
+use crate::records::Record;
 
 /// A note on an account. Stored under `<accountId>#<note ID>` in the client's note
 /// partition, so that one query reads an account's notes in the order they were added.
@@ -78,24 +76,4 @@ pub struct NotesCount<'a> {
     pub account_id: &'a str,
     #[serde(rename = "notesCount")]
     pub notes_count: usize,
-}
-
-/// The live notes of an account, oldest first.
-pub async fn account_notes(store: &dyn Store, client: &str, account: &str) -> Result<Vec<AccountNote>, ApiError> {
-    let mut q = Query::new(crate::store::Index::Table, records::partition::<AccountNote>(client));
-    q.sk = SkRange::BeginsWith(format!("{account}#"));
-    let mut out = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            let n = records::from_item::<AccountNote>(item)?.rec;
-            if !n.deleted {
-                out.push(n);
-            }
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
-        }
-    }
 }
