@@ -20,9 +20,11 @@ use crate::auth::PiiLevel;
 use crate::documents::{self, Document};
 use crate::error::ApiError;
 use crate::model::accreditation::{account_after, decided_status, AiRequest, StatusChange, VERIFIED_ACCREDITED};
+use crate::model::ids::{no_account, no_party};
 use crate::model::kyc::KycRequest;
 use crate::model::{Account, Entity, Party};
 use crate::records::kyc::investor_of_request;
+use crate::records::party::with_statuses;
 use crate::records::{self, ai_documents, Stored};
 use crate::store::Write;
 use crate::tx::Plan;
@@ -33,11 +35,6 @@ use crate::webhooks::Envelope;
 pub const AI_REVIEW_METHOD: &str = "updateAiVerification";
 /// The webhook a KYC/AML review decision fires.
 pub const KYC_REVIEW_METHOD: &str = "updateKycAmlStatus";
-
-/// `148`: the account does not exist (for this client), is deleted or archived.
-fn no_account() -> ApiError {
-    ApiError::coded("148", "Account is not exist/active.")
-}
 
 /// `152`: no request of the caller has this ID (the incumbent's text).
 pub fn no_request() -> ApiError {
@@ -162,7 +159,6 @@ impl Investor {
     /// `A…` an account (`148` when unknown, deleted or archived), `E…` an entity, anything
     /// else an individual party (`198` when unknown or deleted), as requestKycAml reads them.
     async fn load(ctx: &Ctx, id: &str) -> Result<Investor, ApiError> {
-        let no_party = || ApiError::coded("198", "Party does not exist");
         Ok(if id.starts_with('A') {
             Investor::Account(active_account(ctx, id).await?)
         } else if id.starts_with('E') {
@@ -177,30 +173,8 @@ impl Investor {
     fn decided(&self, client: &str, d: &KycDecision, date: &str, now: &str) -> Result<Vec<Write>, ApiError> {
         let (kyc, aml) = (d.kyc_status.as_deref(), d.aml_status.as_deref());
         match self {
-            Investor::Party(s) => {
-                let mut r = s.rec.clone();
-                if let Some(k) = kyc {
-                    r.kyc_status = k.to_owned();
-                }
-                if let Some(a) = aml {
-                    r.aml_status = a.to_owned();
-                    r.aml_date = date.to_owned();
-                }
-                r.updated = now.to_owned();
-                records::replace(client, s, &r)
-            }
-            Investor::Entity(s) => {
-                let mut r = s.rec.clone();
-                if let Some(k) = kyc {
-                    r.kyc_status = k.to_owned();
-                }
-                if let Some(a) = aml {
-                    r.aml_status = a.to_owned();
-                    r.aml_date = date.to_owned();
-                }
-                r.updated = now.to_owned();
-                records::replace(client, s, &r)
-            }
+            Investor::Party(s) => with_statuses(client, s, kyc, aml.map(|a| (a, date)), now),
+            Investor::Entity(s) => with_statuses(client, s, kyc, aml.map(|a| (a, date)), now),
             Investor::Account(s) => {
                 let mut r = s.rec.clone();
                 if let Some(k) = kyc {

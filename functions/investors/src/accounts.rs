@@ -8,6 +8,7 @@ use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::model::account::{AccountIds, AccountRef, ArchiveView, READ_ONLY};
+use shared::model::ids::no_account;
 use shared::model::{validate, Account};
 use shared::records::{self, Record};
 pub use shared::webhooks::record_event;
@@ -283,13 +284,8 @@ const INTERNAL: &[&str] = &[
 pub async fn live_account(ctx: &Ctx, id: &str) -> Result<records::Stored<Account>, ApiError> {
     match records::load::<Account>(ctx.store(), ctx.client_id(), id).await? {
         Some(s) if !s.rec.deleted() && !s.rec.archived => Ok(s),
-        _ => Err(ApiError::coded("148", "Account is not exist/active.")),
+        _ => Err(no_account()),
     }
-}
-
-/// `148`: the account does not exist (for this client), is deleted, or (for writes) archived.
-pub fn no_account() -> ApiError {
-    ApiError::coded("148", "Account is not exist/active.")
 }
 
 /// An account of the caller that is not deleted, archived or not (reads show an archived

@@ -1,15 +1,14 @@
 //! updatePartyEntityArchivestatus: archives or unarchives an individual party (`P…`) or an
 //! entity (`E…`) named by `partyId`.
 
-use shared::model::party::ArchiveView;
+use shared::model::ids::no_party;
+use shared::model::party::{ArchiveView, PartyRecord};
+use shared::model::{Entity, Party};
 use shared::records;
 use shared::store::Write;
 use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
-
-use crate::entities::live_entity;
-use crate::parties::live_party;
 
 /// `archiveStatus`: `1` (or `true`) archives, `0` (or `false`) makes the record active again.
 fn archive_status(p: &Params) -> Result<bool, ApiError> {
@@ -21,21 +20,13 @@ fn archive_status(p: &Params) -> Result<bool, ApiError> {
 }
 
 /// The writes of the new status on the party or entity; `198` for an unknown or deleted ID.
-async fn set(ctx: &Ctx, id: &str, archived: bool) -> Result<Vec<Write>, ApiError> {
+async fn set<R: PartyRecord>(ctx: &Ctx, id: &str, archived: bool) -> Result<Vec<Write>, ApiError> {
     let now = ctx.now();
-    if id.starts_with('E') {
-        let stored = live_entity(ctx, id).await?;
-        let mut r = stored.rec.clone();
-        r.archived = archived;
-        r.updated = now;
-        records::replace(ctx.client_id(), &stored, &r)
-    } else {
-        let stored = live_party(ctx, id).await?;
-        let mut r = stored.rec.clone();
-        r.archived = archived;
-        r.updated = now;
-        records::replace(ctx.client_id(), &stored, &r)
-    }
+    let stored = records::live::<R>(ctx, id, no_party).await?;
+    let mut r = stored.rec.clone();
+    *r.archived_mut() = archived;
+    *r.updated_mut() = now;
+    records::replace(ctx.client_id(), &stored, &r)
 }
 
 /// `POST /v3/updatePartyEntityArchivestatus`: `partyId` and `archiveStatus` (both
@@ -51,8 +42,15 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     };
     let event = view_event("updatePartyEntityArchivestatus", &view);
     let reply = Reply::ok().with("partyDetails", insert_array(view));
-    ctx.transact(async move |ctx, _| Ok(Plan::new(set(&ctx, &id, archived).await?, ()).event(event.clone())))
-        .await?;
+    ctx.transact(async move |ctx, _| {
+        let writes = if id.starts_with('E') {
+            set::<Entity>(&ctx, &id, archived).await?
+        } else {
+            set::<Party>(&ctx, &id, archived).await?
+        };
+        Ok(Plan::new(writes, ()).event(event.clone()))
+    })
+    .await?;
     Ok(reply)
 }
 

@@ -11,6 +11,7 @@ use shared::model::account::AccountRef;
 use shared::model::kyc::KycRequest;
 use shared::model::party::PartyRef;
 use shared::records;
+use shared::reviews::no_request;
 use shared::store::Write;
 use shared::webhooks::{view_event, Event};
 use shared::{op, Routes};
@@ -36,11 +37,6 @@ const REQUESTED: &str = "KYCDOC";
 /// another client's, deleted, or malformed).
 fn no_document() -> ApiError {
     ApiError::invalid("documentId", "Document does not exist")
-}
-
-/// `152` for a `requestId` that is not the investor's manual KYC/AML request.
-fn no_request() -> ApiError {
-    ApiError::coded("152", "Request Id not exits.")
 }
 
 /// The `documentId` of a read: optional, blank counts as absent.

@@ -2,18 +2,18 @@
 //! `GET /v3/entities`.
 
 use http::Method;
-use serde_json::Value;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
-use shared::model::party::PartyRef;
+use shared::model::ids::no_party;
+use shared::model::party::{PartyRecord, PartyRef};
 use shared::model::{validate, Entity};
 use shared::records;
 use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::support::{record_event, Checks};
+use crate::support::Checks;
 
 const FIELDS: &[&str] = &[
     "entityName",
@@ -162,18 +162,13 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 
 /// A live entity of the caller, or `198`.
 pub async fn live_entity(ctx: &Ctx, id: &str) -> Result<records::Stored<Entity>, ApiError> {
-    records::live::<Entity>(ctx, id, || ApiError::coded("198", "Party does not exist")).await
+    records::live::<Entity>(ctx, id, no_party).await
 }
 
 /// `POST /v3/getEntity`: `entityDetails`, an array of the one record (`KYCstatus` casing).
 /// Its webhook carries that record.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let id = p.req(&["partyId"])?;
-    let record = live_entity(&ctx, &id).await?.rec.details();
-    let event = record_event("getEntity", &record);
-    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
-        .await?;
-    Ok(Reply::ok().with_value("entityDetails", Value::Array(vec![Value::Object(record)])))
+    crate::support::get::<Entity>(&ctx, &p, "getEntity", "entityDetails").await
 }
 
 /// `POST /v3/searchEntity`: live entities whose ID, name, EIN, email addresses or phone
@@ -184,17 +179,7 @@ pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 
 /// `POST /v3/deleteEntity`: a virtual delete; webhook `partyId` (as deleteParty).
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let id = p.req(&["partyId"])?;
-    ctx.transact(async move |ctx, _| {
-        let stored = live_entity(&ctx, &id).await?;
-        let mut entity = stored.rec.clone();
-        entity.deleted = true;
-        entity.updated = ctx.now();
-        let event = view_event("deleteEntity", &PartyRef { id: &id });
-        Ok(Plan::new(records::replace(ctx.client_id(), &stored, &entity)?, ()).event(event))
-    })
-    .await?;
-    Ok(Reply::ok().desc("Party deleted successfully!"))
+    crate::support::delete_virtually::<Entity>(&ctx, p.req(&["partyId"])?, "deleteEntity").await
 }
 
 const LIST: ListSpec = ListSpec {

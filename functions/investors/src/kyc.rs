@@ -11,6 +11,7 @@ use shared::model::kyc::{
 use shared::model::{Entity, Party};
 use shared::providers::kyc::{KycProvider, SandboxKyc, Subject, Verdict};
 use shared::records::kyc::request_ref;
+use shared::records::party::with_statuses;
 use shared::records::{self, Stored};
 use shared::store::Write;
 use shared::webhooks::{view_event, Event};
@@ -118,30 +119,8 @@ impl Target {
     fn set_statuses(&self, ctx: &Ctx, kyc: Option<&str>, aml: Option<(&str, &str)>) -> Result<Vec<Write>, ApiError> {
         let now = ctx.now();
         match self {
-            Target::Party(s) => {
-                let mut r = s.rec.clone();
-                if let Some(k) = kyc {
-                    r.kyc_status = k.to_owned();
-                }
-                if let Some((a, d)) = aml {
-                    r.aml_status = a.to_owned();
-                    r.aml_date = d.to_owned();
-                }
-                r.updated = now;
-                records::replace(ctx.client_id(), s, &r)
-            }
-            Target::Entity(s) => {
-                let mut r = s.rec.clone();
-                if let Some(k) = kyc {
-                    r.kyc_status = k.to_owned();
-                }
-                if let Some((a, d)) = aml {
-                    r.aml_status = a.to_owned();
-                    r.aml_date = d.to_owned();
-                }
-                r.updated = now;
-                records::replace(ctx.client_id(), s, &r)
-            }
+            Target::Party(s) => with_statuses(ctx.client_id(), s, kyc, aml, &now),
+            Target::Entity(s) => with_statuses(ctx.client_id(), s, kyc, aml, &now),
         }
     }
 }

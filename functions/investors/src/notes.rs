@@ -8,7 +8,9 @@ use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::accounts::{existing_account, live_account, no_account};
+use shared::model::ids::no_account;
+
+use crate::accounts::{existing_account, live_account};
 
 /// `POST /v3/addAccountNote`: `accountId`, `authorName` and `notes`, all required; answers the
 /// insert-array `notesDetails` = `[true, [{authorname, note, createdDate}]]`. The webhook

@@ -6,7 +6,8 @@ use serde_json::{Map, Value};
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
-use shared::model::party::PartyRef;
+use shared::model::ids::no_party;
+use shared::model::party::PartyRecord;
 use shared::model::validate;
 use shared::model::{Entity, Party};
 use shared::records;
@@ -14,7 +15,7 @@ use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::support::{all, flag_param, int_at_least, record_event, Checks};
+use crate::support::{all, flag_param, int_at_least, Checks};
 
 /// Parameters createParty takes (and the field permissions they need).
 const FIELDS: &[&str] = &[
@@ -232,18 +233,13 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 
 /// A live individual party of the caller, or `198`.
 pub async fn live_party(ctx: &Ctx, id: &str) -> Result<records::Stored<Party>, ApiError> {
-    records::live::<Party>(ctx, id, || ApiError::coded("198", "Party does not exist")).await
+    records::live::<Party>(ctx, id, no_party).await
 }
 
 /// `POST /v3/getParty`: `partyDetails`, an array of the one record (`kycStatus` casing,
 /// SSN and DOB `REDACTED`). Its webhook carries that record.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let id = p.req(&["partyId"])?;
-    let record = live_party(&ctx, &id).await?.rec.details();
-    let event = record_event("getParty", &record);
-    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
-        .await?;
-    Ok(Reply::ok().with_value("partyDetails", Value::Array(vec![Value::Object(record)])))
+    crate::support::get::<Party>(&ctx, &p, "getParty", "partyDetails").await
 }
 
 /// `POST /v3/searchParty`: live individual parties whose ID, names, email addresses or
@@ -281,17 +277,7 @@ pub async fn get_all(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 
 /// `POST /v3/deleteParty`: a virtual delete.
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let id = p.req(&["partyId"])?;
-    ctx.transact(async move |ctx, _| {
-        let stored = live_party(&ctx, &id).await?;
-        let mut party = stored.rec.clone();
-        party.deleted = true;
-        party.updated = ctx.now();
-        let event = view_event("deleteParty", &PartyRef { id: &id });
-        Ok(Plan::new(records::replace(ctx.client_id(), &stored, &party)?, ()).event(event))
-    })
-    .await?;
-    Ok(Reply::ok().desc("Party deleted successfully!"))
+    crate::support::delete_virtually::<Party>(&ctx, p.req(&["partyId"])?, "deleteParty").await
 }
 
 /// The list engine's view of party records.

@@ -4,11 +4,14 @@
 //! the billing entries of billed operations.
 
 use shared::model::flags::FlagKind;
+use shared::model::ids::no_party;
 use shared::model::kyc::BillingEntry;
+use shared::model::party::{PartyRecord, PartyRef};
 use shared::records::flags::FlagItems;
 use shared::records::{self, Record};
 use shared::store::{Index, Query, Write};
 pub use shared::webhooks::record_event;
+use shared::webhooks::view_event;
 use shared::{ApiError, Ctx, Environment, Params, Plan, Reply};
 
 /// The flag checks of one request: each a transaction item with the error it stands for.
@@ -119,6 +122,37 @@ pub async fn search<R: Searchable>(ctx: &Ctx, p: &Params, key: &str) -> Result<R
         .map(|r| serde_json::Value::Object(r.details()))
         .collect();
     Ok(Reply::ok().with_value(key, serde_json::Value::Array(records)))
+}
+
+/// getParty and getEntity: the caller's live record (`198` otherwise), an array of one
+/// under `key`; the `method` webhook carries that record.
+pub async fn get<R: Searchable>(ctx: &Ctx, p: &Params, method: &str, key: &str) -> Result<Reply, ApiError> {
+    let id = p.req(&["partyId"])?;
+    let record = records::live::<R>(ctx, &id, no_party).await?.rec.details();
+    let event = record_event(method, &record);
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
+        .await?;
+    Ok(Reply::ok().with_value(key, serde_json::Value::Array(vec![serde_json::Value::Object(record)])))
+}
+
+/// deleteParty and deleteEntity: a virtual delete of the caller's live record (`198`
+/// otherwise); the `method` webhook carries `partyId`.
+pub(crate) async fn delete_virtually<R: PartyRecord + 'static>(
+    ctx: &Ctx,
+    id: String,
+    method: &str,
+) -> Result<Reply, ApiError> {
+    let method = method.to_owned();
+    ctx.transact(async move |ctx, _| {
+        let stored = records::live::<R>(&ctx, &id, no_party).await?;
+        let mut r = stored.rec.clone();
+        *r.deleted_mut() = true;
+        *r.updated_mut() = ctx.now();
+        let event = view_event(&method, &PartyRef { id: &id });
+        Ok(Plan::new(records::replace(ctx.client_id(), &stored, &r)?, ()).event(event))
+    })
+    .await?;
+    Ok(Reply::ok().desc("Party deleted successfully!"))
 }
 
 /// The `searchKeyword` of a search, trimmed and lower-cased (`106` when blank).

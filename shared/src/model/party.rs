@@ -288,25 +288,58 @@ pub struct StatusView<'a> {
     aml_status: &'a str,
 }
 
-impl Party {
-    pub fn status_view(&self) -> StatusView<'_> {
-        StatusView {
-            id: &self.id,
-            kyc_status: &self.kyc_status,
-            aml_status: &self.aml_status,
+/// What individual parties and entities share and change alike (KYC/AML decisions,
+/// archiving, virtual deletes).
+pub trait PartyRecord: Record + Clone {
+    /// `kycStatus`, `amlStatus` and `amlDate`.
+    fn statuses_mut(&mut self) -> (&mut String, &mut String, &mut String);
+    fn archived_mut(&mut self) -> &mut bool;
+    fn deleted_mut(&mut self) -> &mut bool;
+    fn updated_mut(&mut self) -> &mut String;
+    fn status_view(&self) -> StatusView<'_>;
+
+    /// Sets `kycStatus` when given and `amlStatus` with `amlDate` when given, at `now`.
+    fn set_statuses(&mut self, kyc: Option<&str>, aml: Option<(&str, &str)>, now: &str) {
+        let (k, a, d) = self.statuses_mut();
+        if let Some(v) = kyc {
+            *k = v.to_owned();
         }
+        if let Some((v, date)) = aml {
+            *a = v.to_owned();
+            *d = date.to_owned();
+        }
+        *self.updated_mut() = now.to_owned();
     }
 }
 
-impl Entity {
-    pub fn status_view(&self) -> StatusView<'_> {
-        StatusView {
-            id: &self.id,
-            kyc_status: &self.kyc_status,
-            aml_status: &self.aml_status,
+macro_rules! party_record {
+    ($t:ty) => {
+        impl PartyRecord for $t {
+            fn statuses_mut(&mut self) -> (&mut String, &mut String, &mut String) {
+                (&mut self.kyc_status, &mut self.aml_status, &mut self.aml_date)
+            }
+            fn archived_mut(&mut self) -> &mut bool {
+                &mut self.archived
+            }
+            fn deleted_mut(&mut self) -> &mut bool {
+                &mut self.deleted
+            }
+            fn updated_mut(&mut self) -> &mut String {
+                &mut self.updated
+            }
+            fn status_view(&self) -> StatusView<'_> {
+                StatusView {
+                    id: &self.id,
+                    kyc_status: &self.kyc_status,
+                    aml_status: &self.aml_status,
+                }
+            }
         }
-    }
+    };
 }
+
+party_record!(Party);
+party_record!(Entity);
 
 /// A party or entity named by its ID alone (createEntity's record, the delete and upload
 /// webhooks).

@@ -92,18 +92,8 @@ pub async fn issue_letter(ctx: &Ctx, account_id: &str, airequest_id: &str) -> Re
 
 #[cfg(test)]
 mod tests {
-
     use super::*;
     use crate::tx::Plan;
-
-    fn account() -> Account {
-        Account {
-            id: "A1000001".into(),
-            account_name: "Ann (Lee) \\ Trust".into(),
-            kind: "Individual".into(),
-            ..Account::default()
-        }
-    }
 
     /// A context of client `c1` over an embedded store and a local blob directory.
     async fn ctx() -> (Ctx, std::path::PathBuf) {
@@ -139,7 +129,10 @@ mod tests {
         let (ctx, dir) = ctx().await;
         let err = issue_letter(&ctx, "A1000001", "100007").await.unwrap_err();
         assert_eq!(err.code(), "148");
-        let mut a = account();
+        let mut a = Account {
+            id: "A1000001".into(),
+            ..Account::default()
+        };
         a.created = ctx.now();
         let writes = records::insert("c1", &a).unwrap();
         ctx.transact(async move |_, _| Ok(Plan::new(writes.clone(), ())))

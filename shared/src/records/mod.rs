@@ -9,6 +9,7 @@ pub mod flags;
 pub mod kyc;
 pub mod link;
 pub mod note;
+pub mod party;
 
 use rust_decimal::Decimal;
 use serde::de::DeserializeOwned;
