@@ -11,7 +11,6 @@ use shared::model::account::{AccountIds, AccountRef, ArchiveView, READ_ONLY};
 use shared::model::ids::no_account;
 use shared::model::{validate, Account};
 use shared::records::{self, Record};
-pub use shared::webhooks::record_event;
 use shared::webhooks::{value_text, view_event, Event};
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};

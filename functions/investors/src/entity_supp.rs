@@ -8,6 +8,7 @@ use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
 use crate::entities::live_entity;
+use crate::support::insert_once;
 
 /// The names the entity's ID may travel under (`entityID` as the webhook spells it).
 const ID: &[&str] = &["entityID", "entityId", "partyId"];
@@ -51,18 +52,9 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         &s,
         &[("createdDate", &s.created), ("createdIpAddress", &s.created_ip)],
     );
-    let mut writes = records::insert(ctx.client_id(), &s)?.into_iter();
-    let (Some(put), counts) = (writes.next(), writes) else {
-        return Err(ApiError::internal("an insert writes the record first"));
-    };
     let duplicate = ApiError::invalid("entityID", "the entity already has a supplement; use updateEntitySupp");
-    ctx.transact(async move |_, _| {
-        Ok(Plan::answer(())
-            .check(put.clone(), duplicate.clone())
-            .writes(counts.clone())
-            .event(event.clone()))
-    })
-    .await?;
+    ctx.transact(async move |ctx, _| Ok(insert_once(ctx.client_id(), &s, duplicate.clone())?.event(event.clone())))
+        .await?;
     Ok(reply)
 }
 

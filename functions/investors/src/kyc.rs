@@ -21,7 +21,7 @@ use shared::{ApiError, Ctx, Params, Plan, Reply};
 use crate::accounts::live_account;
 use crate::entities::live_entity;
 use crate::parties::live_party;
-use crate::support::billing;
+use crate::support::{billing, insert_once};
 
 const AUTO_APPROVED: &str = "Auto Approved";
 const DISAPPROVED: &str = "Disapproved";
@@ -476,21 +476,17 @@ pub async fn request_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         updated: now,
         ..KycRequest::default()
     };
-    let mut writes = records::insert(ctx.client_id(), &request)?.into_iter();
-    let Some(put) = writes.next() else {
-        return Err(ApiError::internal("an insert writes the record first"));
-    };
-    let mut more: Vec<Write> = writes.collect();
-    more.push(request_ref(ctx.client_id(), &request.request_id, &id));
+    let mut more = vec![request_ref(ctx.client_id(), &request.request_id, &id)];
     more.extend(billing(&ctx, "requestKycAml", &id, &request.request_id)?);
     let exists = ApiError::coded_http("1400", 400, format!("A KYC/AML request already exists for {id}"));
-    ctx.transact(async move |_, _| Ok(Plan::answer(()).check(put.clone(), exists.clone()).writes(more.clone())))
-        .await?;
     let record = RequestRef {
         investor_id: &id,
         request_id: &request.request_id,
     };
-    Ok(Reply::ok().with("requestDetails", [record]))
+    let reply = Reply::ok().with("requestDetails", [record]);
+    ctx.transact(async move |ctx, _| Ok(insert_once(ctx.client_id(), &request, exists.clone())?.writes(more.clone())))
+        .await?;
+    Ok(reply)
 }
 
 /// `POST /v3/deleteKycAml`: virtually deletes the party's stored KYC/AML responses and any

@@ -11,7 +11,7 @@ use shared::reviews::{self, KycDecision};
 use shared::{op, Routes};
 use shared::{ApiError, Ctx, Params, Plan, Reply};
 
-use crate::support::record_event;
+use shared::webhooks::record_event;
 
 /// The key both review operations answer with (requestKycAml's).
 const DETAILS: &str = "requestDetails";

@@ -8,11 +8,11 @@ use shared::model::suitability::{Suitability, FIELDS};
 use shared::model::Account;
 use shared::records::{self, Stored};
 use shared::store::{Cond, Write};
-use shared::webhooks::{view_event, Event};
+use shared::webhooks::{record_event, view_event, Event};
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::accounts::{existing_account, live_account, record_event};
+use crate::accounts::{existing_account, live_account};
 
 /// Scores: numeric format only (part 2); the range 1 to 5 is a convention, not checked.
 const SCORES: &[&str] = &["riskProfile", "investmentExperience", "privOffExperience"];

@@ -1,7 +1,7 @@
 //! What the party and entity operations share: the flag checks (`775`, `776`) committed
-//! with the state change, webhook payloads made of a response record, reading a client's
-//! whole partition of one kind, the small parameter forms of the method-style reads, and
-//! the billing entries of billed operations.
+//! with the state change, webhook payloads made of a response record, the one-record read
+//! and the virtual delete, reading a client's whole partition of one kind, the small
+//! parameter forms of the method-style reads, and the billing entries of billed operations.
 
 use shared::model::flags::FlagKind;
 use shared::model::ids::no_party;
@@ -10,8 +10,7 @@ use shared::model::party::{PartyRecord, PartyRef};
 use shared::records::flags::FlagItems;
 use shared::records::{self, Record};
 use shared::store::{Index, Query, Write};
-pub use shared::webhooks::record_event;
-use shared::webhooks::view_event;
+use shared::webhooks::{record_event, view_event};
 use shared::{ApiError, Ctx, Environment, Params, Plan, Reply};
 
 /// The flag checks of one request: each a transaction item with the error it stands for.
@@ -55,6 +54,16 @@ impl Checks {
         }
         Ok(checks)
     }
+}
+
+/// The insert of a new record whose failed condition (the record exists already) answers
+/// `exists`.
+pub fn insert_once<R: Record>(client: &str, r: &R, exists: ApiError) -> Result<Plan<()>, ApiError> {
+    let mut writes = records::insert(client, r)?.into_iter();
+    let put = writes
+        .next()
+        .ok_or_else(|| ApiError::internal("an insert writes the record first"))?;
+    Ok(Plan::answer(()).check(put, exists).writes(writes))
 }
 
 /// Every record of one kind the caller has, deleted ones included (the client's own
@@ -137,7 +146,7 @@ pub async fn get<R: Searchable>(ctx: &Ctx, p: &Params, method: &str, key: &str) 
 
 /// deleteParty and deleteEntity: a virtual delete of the caller's live record (`198`
 /// otherwise); the `method` webhook carries `partyId`.
-pub(crate) async fn delete_virtually<R: PartyRecord + 'static>(
+pub async fn delete_virtually<R: PartyRecord + 'static>(
     ctx: &Ctx,
     id: String,
     method: &str,
