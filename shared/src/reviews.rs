@@ -9,31 +9,28 @@
 //! Each is one transaction of the records it changes and its webhook's outbox entry,
 //! conditioned on the versions read; a concurrent change makes it read again and re-plan.
 
+use std::sync::{Arc, Mutex};
+
 use serde::Deserialize;
 
 use crate::ctx::Ctx;
 use crate::documents::{self, Document};
 use crate::error::ApiError;
 use crate::model::accreditation::{account_after, decided_status, AiRequest, StatusChange, VERIFIED_ACCREDITED};
-use crate::model::ai_documents;
-use crate::model::kyc::{investor_of_request, KycRequest};
+use crate::model::ids::{no_account, no_party};
+use crate::model::kyc::KycRequest;
 use crate::model::{Account, Entity, Party};
-use crate::records::{self, Stored};
-use crate::store::{StoreError, Write};
+use crate::records::kyc::investor_of_request;
+use crate::records::party::with_statuses;
+use crate::records::{self, ai_documents, Stored};
+use crate::store::Write;
+use crate::tx::Plan;
 use crate::webhooks::record_event;
-
-/// How often a transaction is re-planned after a concurrent change before giving up.
-const ATTEMPTS: usize = 5;
 
 /// The webhook a reviewer's status change of an accreditation request fires.
 pub const AI_REVIEW_METHOD: &str = "updateAiVerification";
 /// The webhook a KYC/AML review decision fires.
 pub const KYC_REVIEW_METHOD: &str = "updateKycAmlStatus";
-
-/// `148`: the account does not exist (for this client), is deleted or archived.
-fn no_account() -> ApiError {
-    ApiError::coded("148", "Account is not exist/active.")
-}
 
 /// `152`: no request of the caller has this ID (the incumbent's text).
 pub fn no_request() -> ApiError {
@@ -46,13 +43,6 @@ pub fn numeric_id(name: &str, raw: &str) -> Result<String, ApiError> {
         .parse::<u64>()
         .map(|n| n.to_string())
         .map_err(|_| ApiError::invalid(name, "Numeric values only"))
-}
-
-fn retry_or(e: StoreError) -> Option<ApiError> {
-    match e {
-        StoreError::ConditionFailed { .. } | StoreError::Conflict => None,
-        e => Some(e.into()),
-    }
 }
 
 /// A live, unarchived account of the caller, or `148`.
@@ -75,42 +65,33 @@ pub async fn change_ai_request(
     method: &str,
     with_notes: bool,
 ) -> Result<(AiRequest, String), ApiError> {
-    let decided = decided_status(&change.status);
-    // Issued once, on the first attempt that approves, and reused by re-planned attempts.
-    let mut letter: Option<(Document, Vec<Write>)> = None;
-    let mut result = Err(ApiError::internal("changed concurrently on every attempt"));
-    for _ in 0..ATTEMPTS {
-        let request = match records::live::<AiRequest>(ctx, airequest_id, no_request).await {
-            Ok(r) => r,
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        };
-        let planned = plan_ai_change(ctx, &request, change, decided, &mut letter).await;
-        let (writes, after, accredited) = match planned {
-            Ok(p) => p,
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        };
-        let event = after.event(method, &accredited, with_notes);
-        match ctx.commit(writes, vec![event]).await {
-            Ok(()) => return Ok((after, accredited)),
-            Err(e) => {
-                if let Some(err) = retry_or(e) {
-                    result = Err(err);
-                    break;
-                }
-            }
+    let (airequest_id, change, method) = (airequest_id.to_owned(), change.clone(), method.to_owned());
+    // Issued once, on the first attempt that approves, and reused by re-planned attempts;
+    // shared with this function, which discards it when the change finally fails.
+    let letter: Arc<Mutex<Letter>> = Arc::default();
+    let issued = letter.clone();
+    let result = ctx
+        .transact(async move |ctx, _| {
+            let request = records::live::<AiRequest>(&ctx, &airequest_id, no_request).await?;
+            let mut held = issued.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let planned = plan_ai_change(&ctx, &request, &change, &mut held).await;
+            *issued.lock().unwrap_or_else(|e| e.into_inner()) = held;
+            let (writes, after, accredited) = planned?;
+            let event = after.event(&method, &accredited, with_notes);
+            Ok(Plan::new(writes, (after, accredited)).event(event))
+        })
+        .await;
+    if result.is_err() {
+        let held = letter.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some((doc, _)) = held {
+            documents::discard(ctx, &[doc]).await;
         }
-    }
-    if let Some((doc, _)) = letter {
-        documents::discard(ctx, &[doc]).await;
     }
     result
 }
+
+/// An approval's letter once issued: the document and the writes that record it.
+type Letter = Option<(Document, Vec<Write>)>;
 
 /// The writes of one attempt at an accreditation change: the request, the account when
 /// its status changes (else a check of its version), on a decision the review status of
@@ -119,10 +100,10 @@ async fn plan_ai_change(
     ctx: &Ctx,
     request: &Stored<AiRequest>,
     change: &StatusChange,
-    decided: Option<&str>,
-    letter: &mut Option<(Document, Vec<Write>)>,
+    letter: &mut Letter,
 ) -> Result<(Vec<Write>, AiRequest, String), ApiError> {
     let client = ctx.client_id();
+    let decided = decided_status(&change.status);
     let account = active_account(ctx, &request.rec.account_id).await?;
     let now = ctx.now();
     let after = request.rec.changed(change, &now);
@@ -174,7 +155,6 @@ impl Investor {
     /// `A…` an account (`148` when unknown, deleted or archived), `E…` an entity, anything
     /// else an individual party (`198` when unknown or deleted), as requestKycAml reads them.
     async fn load(ctx: &Ctx, id: &str) -> Result<Investor, ApiError> {
-        let no_party = || ApiError::coded("198", "Party does not exist");
         Ok(if id.starts_with('A') {
             Investor::Account(active_account(ctx, id).await?)
         } else if id.starts_with('E') {
@@ -189,30 +169,8 @@ impl Investor {
     fn decided(&self, client: &str, d: &KycDecision, date: &str, now: &str) -> Result<Vec<Write>, ApiError> {
         let (kyc, aml) = (d.kyc_status.as_deref(), d.aml_status.as_deref());
         match self {
-            Investor::Party(s) => {
-                let mut r = s.rec.clone();
-                if let Some(k) = kyc {
-                    r.kyc_status = k.to_owned();
-                }
-                if let Some(a) = aml {
-                    r.aml_status = a.to_owned();
-                    r.aml_date = date.to_owned();
-                }
-                r.updated = now.to_owned();
-                records::replace(client, s, &r)
-            }
-            Investor::Entity(s) => {
-                let mut r = s.rec.clone();
-                if let Some(k) = kyc {
-                    r.kyc_status = k.to_owned();
-                }
-                if let Some(a) = aml {
-                    r.aml_status = a.to_owned();
-                    r.aml_date = date.to_owned();
-                }
-                r.updated = now.to_owned();
-                records::replace(client, s, &r)
-            }
+            Investor::Party(s) => with_statuses(client, s, kyc, aml.map(|a| (a, date)), now),
+            Investor::Entity(s) => with_statuses(client, s, kyc, aml.map(|a| (a, date)), now),
             Investor::Account(s) => {
                 let mut r = s.rec.clone();
                 if let Some(k) = kyc {
@@ -244,10 +202,11 @@ pub async fn decide_kyc(ctx: &Ctx, investor_id: &str, d: &KycDecision) -> Result
         aml_status: d.aml_status.clone().filter(|s| !s.trim().is_empty()),
         notes: d.notes.clone(),
     };
-    let client = ctx.client_id();
-    for _ in 0..ATTEMPTS {
-        let investor = Investor::load(ctx, investor_id).await?;
-        let request = records::live::<KycRequest>(ctx, investor_id, || {
+    let investor_id = investor_id.to_owned();
+    ctx.transact(async move |ctx, _| {
+        let client = ctx.client_id();
+        let investor = Investor::load(&ctx, &investor_id).await?;
+        let request = records::live::<KycRequest>(&ctx, &investor_id, || {
             ApiError::invalid(
                 "partyId",
                 format!("no manual KYC/AML request for {investor_id}: call requestKycAml first"),
@@ -270,16 +229,9 @@ pub async fn decide_kyc(ctx: &Ctx, investor_id: &str, d: &KycDecision) -> Result
         after.updated = now;
         writes.extend(records::replace(client, &request, &after)?);
         let event = record_event(KYC_REVIEW_METHOD, &after.details());
-        match ctx.commit(writes, vec![event]).await {
-            Ok(()) => return Ok(after),
-            Err(e) => {
-                if let Some(err) = retry_or(e) {
-                    return Err(err);
-                }
-            }
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+        Ok(Plan::new(writes, after).event(event))
+    })
+    .await
 }
 
 /// The manual request with this `requestId` (numeric, `106` otherwise), or `152`.

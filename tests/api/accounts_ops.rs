@@ -742,7 +742,8 @@ both!(
 both!(
     primary_party_reads_the_marker_and_checks_the_party,
     |t: TestApp| async move {
-        use shared::model::link::{no_primary_party, primary_party};
+        use shared::model::link::no_primary_party;
+        use shared::records::link::primary_party;
         let a = create_account(&t).await;
         let store = t.store();
         assert_eq!(primary_party(store, &t.client_id, &a).await.unwrap(), None);

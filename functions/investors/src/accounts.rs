@@ -3,19 +3,16 @@
 //! `PATCH /v3/accounts/{accountId}`.
 
 use http::Method;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
-use shared::mask::MASK;
-use shared::model::account::READ_ONLY;
+use shared::model::account::{AccountIds, AccountRef, ArchiveView, READ_ONLY};
+use shared::model::ids::no_account;
 use shared::model::{validate, Account};
 use shared::records::{self, Record};
-use shared::store::StoreError;
-pub use shared::webhooks::record_event;
-use shared::webhooks::value_text;
-use shared::webhooks::Event;
-use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::webhooks::{value_text, view_event, Event};
+use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
 /// createAccount's parameters: (stored field, accepted names). The first name is the one
@@ -130,66 +127,11 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     a.id = ctx.next_id(shared::ids::ACCOUNT).await?;
     a.created = ctx.now();
     a.updated = a.created.clone();
-    let event = created_event(&a, ctx.client_id());
-    ctx.commit(records::insert(ctx.client_id(), &a)?, vec![event]).await?;
-    let record = json!({
-        "accountId": a.id,
-        "kycStatus": a.kyc_status,
-        "amlStatus": a.aml_status,
-        "accreditedStatus": a.accredited_status,
-        "approvalStatus": a.approval_status,
-    });
-    Ok(Reply::ok().with("accountDetails", insert_array(record)))
-}
-
-/// The createAccount webhook, with part 1's fields in order.
-fn created_event(a: &Account, client_id: &str) -> Event {
-    let s = |v: &String| Some(v.clone());
-    Event::new("createAccount")
-        .field("accountId", s(&a.id))
-        .field("providerid", Some(String::new()))
-        .field("status", Some("Active".into()))
-        .field("developerAPIKey", Some(MASK.into()))
-        .field("accountName", s(&a.account_name))
-        .field("type", s(&a.kind))
-        .field("entityType", s(&a.entity_type))
-        .field("residentType", s(&a.resident_type))
-        .field("socialSecurityNumber", Some(String::new()))
-        .field("dateOfBirth", Some(String::new()))
-        .field("address1", s(&a.address1))
-        .field("address2", s(&a.address2))
-        .field("city", s(&a.city))
-        .field("state", s(&a.state))
-        .field("zip", s(&a.zip))
-        .field("country", s(&a.country))
-        .field("email", s(&a.email))
-        .field("phone", s(&a.phone))
-        .field("taxID", s(&a.tax_id))
-        .field("kycStatus", s(&a.kyc_status))
-        .field("amlStatus", s(&a.aml_status))
-        .field("amlDate", s(&a.aml_date))
-        .field("suitabilityScore", s(&a.suitability_score))
-        .field("suitabilityDate", s(&a.suitability_date))
-        .field("suitabilityApprover", s(&a.suitability_approver))
-        .field("accreditedStatus", s(&a.accredited_status))
-        .field("accreditedInvestor", s(&a.accredited_investor))
-        .field("accreditedInvestorDate", s(&a.accredited_investor_date))
-        .field("506cLimit", s(&a.limit_506c))
-        .field("accountTotalLimit", s(&a.account_total_limit))
-        .field("singleInvestmentLimit", s(&a.single_investment_limit))
-        .field("associatedAC", s(&a.associated_ac))
-        .field("syndicate", s(&a.syndicate))
-        .field("tags", s(&a.tags))
-        .field("notes", s(&a.notes))
-        .field("approvalStatus", s(&a.approval_status))
-        .field("approvalPrincipal", s(&a.approval_principal))
-        .field("approvalLastReview", s(&a.approval_last_review))
-        .field("virtualStatus", Some(if a.deleted { "1" } else { "0" }.into()))
-        .field("field1", s(&a.field1))
-        .field("field2", s(&a.field2))
-        .field("field3", s(&a.field3))
-        .field("createdIpAddress", s(&a.created_ip))
-        .field("client_id", Some(client_id.to_owned()))
+    let event = view_event("createAccount", &a.created_event(ctx.client_id()));
+    let writes = records::insert(ctx.client_id(), &a)?;
+    ctx.transact(async move |_, _| Ok(Plan::new(writes.clone(), ()).event(event.clone())))
+        .await?;
+    Ok(Reply::ok().with("accountDetails", insert_array(a.created_view())))
 }
 
 const LIST: ListSpec = ListSpec {
@@ -276,30 +218,26 @@ pub async fn patch(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         return Err(bad_request("The body must be a JSON object with an \"account\" object"));
     };
     let changes = parse_changes(changes)?;
-    for _ in 0..5 {
+    ctx.transact(async move |ctx, _| {
         let stored = load_live(&ctx, &id).await?;
         let mut fields = match serde_json::to_value(&stored.rec) {
             Ok(Value::Object(m)) => m,
             _ => return Err(ApiError::internal("account is not an object")),
         };
         if changes.iter().all(|(k, v)| fields.get(k) == Some(v)) {
-            return Ok(Reply::ok().desc("No modification was needed").status(304));
+            return Ok(Plan::answer(Reply::ok().desc("No modification was needed").status(304)));
         }
         fields.extend(changes.clone());
         let mut after: Account =
             serde_json::from_value(Value::Object(fields)).map_err(|e| ApiError::internal_from("changed account", e))?;
         after.updated = ctx.now();
         after.updated_ip = ctx.ip.to_string();
-        match ctx
-            .commit(records::replace(ctx.client_id(), &stored, &after)?, Vec::new())
-            .await
-        {
-            Ok(()) => return Ok(Reply::ok()),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+        Ok(Plan::new(
+            records::replace(ctx.client_id(), &stored, &after)?,
+            Reply::ok(),
+        ))
+    })
+    .await
 }
 
 /// The settable fields a PATCH names, as stored text; `1400` for anything else.
@@ -345,13 +283,8 @@ const INTERNAL: &[&str] = &[
 pub async fn live_account(ctx: &Ctx, id: &str) -> Result<records::Stored<Account>, ApiError> {
     match records::load::<Account>(ctx.store(), ctx.client_id(), id).await? {
         Some(s) if !s.rec.deleted() && !s.rec.archived => Ok(s),
-        _ => Err(ApiError::coded("148", "Account is not exist/active.")),
+        _ => Err(no_account()),
     }
-}
-
-/// `148`: the account does not exist (for this client), is deleted, or (for writes) archived.
-pub fn no_account() -> ApiError {
-    ApiError::coded("148", "Account is not exist/active.")
 }
 
 /// An account of the caller that is not deleted, archived or not (reads show an archived
@@ -377,92 +310,27 @@ fn read_event(method: &str, a: &Account, record: &Map<String, Value>, limit_name
         .field("updatedDate", Some(a.updated.clone()))
 }
 
-/// A stored SSN or date of birth as webhooks carry it: `REDACTED` when set (part 1,
-/// Conventions 8), empty otherwise.
-fn redacted(v: &str) -> Option<String> {
-    Some(if v.is_empty() {
-        String::new()
-    } else {
-        shared::mask::REDACTED.to_owned()
-    })
-}
-
-/// The updateAccount webhook: part 1's fields in createAccount's order, without `providerid`,
-/// `status`, `developerAPIKey`, `createdIpAddress` and `client_id`, with the stored SSN and
-/// date of birth, then `updatedIpAddress`.
-fn updated_event(a: &Account) -> Event {
-    let s = |v: &String| Some(v.clone());
-    Event::new("updateAccount")
-        .field("accountId", s(&a.id))
-        .field("accountName", s(&a.account_name))
-        .field("type", s(&a.kind))
-        .field("entityType", s(&a.entity_type))
-        .field("residentType", s(&a.resident_type))
-        .field("socialSecurityNumber", redacted(&a.ssn))
-        .field("dateOfBirth", redacted(&a.dob))
-        .field("address1", s(&a.address1))
-        .field("address2", s(&a.address2))
-        .field("city", s(&a.city))
-        .field("state", s(&a.state))
-        .field("zip", s(&a.zip))
-        .field("country", s(&a.country))
-        .field("email", s(&a.email))
-        .field("phone", s(&a.phone))
-        .field("taxID", s(&a.tax_id))
-        .field("kycStatus", s(&a.kyc_status))
-        .field("amlStatus", s(&a.aml_status))
-        .field("amlDate", s(&a.aml_date))
-        .field("suitabilityScore", s(&a.suitability_score))
-        .field("suitabilityDate", s(&a.suitability_date))
-        .field("suitabilityApprover", s(&a.suitability_approver))
-        .field("accreditedStatus", s(&a.accredited_status))
-        .field("accreditedInvestor", s(&a.accredited_investor))
-        .field("accreditedInvestorDate", s(&a.accredited_investor_date))
-        .field("506cLimit", s(&a.limit_506c))
-        .field("accountTotalLimit", s(&a.account_total_limit))
-        .field("singleInvestmentLimit", s(&a.single_investment_limit))
-        .field("associatedAC", s(&a.associated_ac))
-        .field("syndicate", s(&a.syndicate))
-        .field("tags", s(&a.tags))
-        .field("notes", s(&a.notes))
-        .field("approvalStatus", s(&a.approval_status))
-        .field("approvalPrincipal", s(&a.approval_principal))
-        .field("approvalLastReview", s(&a.approval_last_review))
-        .field("virtualStatus", Some(if a.deleted { "1" } else { "0" }.into()))
-        .field("field1", s(&a.field1))
-        .field("field2", s(&a.field2))
-        .field("field3", s(&a.field3))
-        .field("updatedIpAddress", s(&a.updated_ip))
-}
-
 /// Applies `change` to the fresh copy of an account (archived ones only when `archived_ok`)
 /// and writes it conditioned on the version read; a concurrent change makes it re-read and
 /// apply again. `change` answers `None` when there is nothing to write.
 async fn change_account(
     ctx: &Ctx,
-    id: &str,
+    id: String,
     archived_ok: bool,
-    change: impl Fn(&Account) -> Option<(Account, Vec<Event>)>,
+    change: impl Fn(&Account) -> Option<(Account, Vec<Event>)> + Send + Sync,
 ) -> Result<Option<Account>, ApiError> {
-    for _ in 0..5 {
+    ctx.transact(async move |ctx, _| {
         let stored = if archived_ok {
-            existing_account(ctx, id).await?
+            existing_account(&ctx, &id).await?
         } else {
-            live_account(ctx, id).await?
+            live_account(&ctx, &id).await?
         };
         let Some((after, events)) = change(&stored.rec) else {
-            return Ok(None);
+            return Ok(Plan::answer(None));
         };
-        match ctx
-            .commit(records::replace(ctx.client_id(), &stored, &after)?, events)
-            .await
-        {
-            Ok(()) => return Ok(Some(after)),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+        Ok(Plan::new(records::replace(ctx.client_id(), &stored, &after)?, Some(after)).events(events))
+    })
+    .await
 }
 
 /// `PUT /v3/updateAccount`: rewrites the whole row from createAccount's parameters (the
@@ -474,7 +342,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
     let row = row_from_params(&p)?;
     let (now, ip) = (ctx.now(), ctx.ip.to_string());
-    let after = change_account(&ctx, &id, false, |before| {
+    let after = change_account(&ctx, id, false, move |before| {
         let after = Account {
             id: before.id.clone(),
             ssn: before.ssn.clone(),
@@ -488,7 +356,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             updated: now.clone(),
             ..row.clone()
         };
-        let event = updated_event(&after);
+        let event = view_event("updateAccount", &after.updated_event());
         Some((after, vec![event]))
     })
     .await?
@@ -502,7 +370,8 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
     let a = existing_account(&ctx, &id).await?.rec;
     let record = a.view(ctx.pii);
-    ctx.commit(Vec::new(), vec![read_event("getAccount", &a, &record, "506cLimit")])
+    let event = read_event("getAccount", &a, &record, "506cLimit");
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
         .await?;
     Ok(Reply::ok().with_value("accountDetails", Value::Object(record)))
 }
@@ -513,12 +382,13 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn get_link_ids(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
     let a = existing_account(&ctx, &id).await?.rec;
-    let ids = shared::model::link::account_link_ids(ctx.store(), ctx.client_id(), &id).await?;
+    let ids = records::link::account_link_ids(ctx.store(), ctx.client_id(), &id).await?;
     let link_ids = ids.join(",");
     let record = a.view(ctx.pii);
     if !ids.is_empty() {
         let event = read_event("getAccountLinkId", &a, &record, "fivenotsixcLimit").field("linkIds", link_ids.clone());
-        ctx.commit(Vec::new(), vec![event]).await?;
+        ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
+            .await?;
     }
     let mut out: Map<String, Value> = record
         .into_iter()
@@ -540,13 +410,13 @@ pub async fn get_link_ids(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
     let (now, ip) = (ctx.now(), ctx.ip.to_string());
-    change_account(&ctx, &id, true, |before| {
+    change_account(&ctx, id.clone(), true, move |before| {
         let mut after = before.clone();
         after.deleted = true;
         after.archived = true;
         after.updated = now.clone();
         after.updated_ip = ip.clone();
-        Some((after, vec![Event::new("deleteAccount").field("accountId", id.clone())]))
+        Some((after, vec![view_event("deleteAccount", &AccountRef { id: &id })]))
     })
     .await?;
     Ok(Reply::ok())
@@ -567,7 +437,13 @@ pub async fn archive(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     };
     let flag = if archived { "1" } else { "0" };
     let (now, ip) = (ctx.now(), ctx.ip.to_string());
-    change_account(&ctx, &id, true, |before| {
+    let view = ArchiveView {
+        id: &id,
+        archive_status: flag,
+    };
+    let event = view_event(&ctx.operation, &view);
+    let reply = Reply::ok().with("accountDetails", &view);
+    change_account(&ctx, id.clone(), true, move |before| {
         if before.archived == archived {
             return None;
         }
@@ -575,13 +451,10 @@ pub async fn archive(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         after.archived = archived;
         after.updated = now.clone();
         after.updated_ip = ip.clone();
-        let events = vec![Event::new(&ctx.operation)
-            .field("accountId", id.clone())
-            .field("archiveStatus", flag.to_owned())];
-        Some((after, events))
+        Some((after, vec![event.clone()]))
     })
     .await?;
-    Ok(Reply::ok().with("accountDetails", json!({"accountId": id, "archiveStatus": flag})))
+    Ok(reply)
 }
 
 /// The most accounts the deprecated list methods answer (as getAllOffers' cap).
@@ -612,8 +485,14 @@ async fn live_accounts(ctx: &Ctx, cap: usize) -> Result<Vec<Account>, ApiError> 
 /// and its webhook: `accountIds`, comma separated.
 async fn account_list(ctx: &Ctx, method: &str, accounts: Vec<Account>) -> Result<Reply, ApiError> {
     let ids: Vec<&str> = accounts.iter().map(|a| a.id.as_str()).collect();
-    let event = Event::new(method).field("accountIds", ids.join(","));
-    ctx.commit(Vec::new(), vec![event]).await?;
+    let event = view_event(
+        method,
+        &AccountIds {
+            account_ids: &ids.join(","),
+        },
+    );
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
+        .await?;
     let records: Vec<Value> = accounts.iter().map(|a| Value::Object(a.view(ctx.pii))).collect();
     Ok(Reply::ok().with_value("accountDetails", Value::Array(records)))
 }

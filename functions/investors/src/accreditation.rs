@@ -3,24 +3,20 @@
 //! (shared with the operator's review) is `shared::reviews`. Shapes and decisions:
 //! `docs/investors-accreditation.md`.
 
-use serde_json::{Map, Value};
+use serde::Serialize;
 use shared::ids::AI_REQUEST;
-use shared::model::accreditation::{self, AiRequest, StatusChange, PENDING};
-use shared::model::ai_documents;
+use shared::model::accreditation::{AiRequest, Details, StatusChange, PENDING};
+use shared::model::ai_documents::AiDocumentView;
 use shared::records;
 use shared::reviews::{self, AI_REVIEW_METHOD};
-use shared::store::StoreError;
 use shared::{op, Routes};
-use shared::{ApiError, Ctx, Params, Reply};
+use shared::{ApiError, Ctx, Params, Plan, Reply};
 
 use crate::accounts::{existing_account, live_account};
 use crate::support::billing;
 
 /// The key every accreditation response uses.
 const DETAILS: &str = "accreditedDetails";
-
-/// How often requestAiVerification re-reads the account after a concurrent change.
-const ATTEMPTS: usize = 5;
 
 /// `POST /v3/requestAiVerification` (billed): a new request for a live account
 /// (`accountId` required; `aiMethod`, `notes` and `allow` stored as sent), status `Pending`;
@@ -32,45 +28,40 @@ pub async fn request_ai_verification(ctx: Ctx, p: Params) -> Result<Reply, ApiEr
     let ai_method = p.text(&["aiMethod"])?;
     let notes = p.text(&["notes"])?;
     let allow = p.text(&["allow"])?;
-    let client = ctx.client_id();
     let mut reserved: Option<String> = None;
-    for _ in 0..ATTEMPTS {
-        let account = live_account(&ctx, &account_id).await?;
-        // Allocated once the account is known (a 148 burns no ID), kept across re-plans.
-        let id = match &reserved {
-            Some(id) => id.clone(),
-            None => reserved.insert(ctx.next_id(AI_REQUEST).await?).clone(),
-        };
-        let now = ctx.now();
-        let request = AiRequest {
-            id: id.clone(),
-            account_id: account.rec.id.clone(),
-            ai_method: ai_method.clone(),
-            allow: allow.clone(),
-            notes: notes.clone(),
-            status: PENDING.to_owned(),
-            created: now.clone(),
-            updated: now,
-            ..AiRequest::default()
-        };
-        let mut writes = records::insert(client, &request)?;
-        writes.push(accreditation::account_entry(client, &request));
-        // The account is read for its status and must not change meanwhile (deleted,
-        // archived): the request is made against the account as read.
-        writes.push(records::unchanged(client, &account));
-        writes.extend(billing(&ctx, "requestAiVerification", &account_id, &id)?);
-        let accredited = &account.rec.accredited_status;
-        let event = request.event("requestAiVerification", accredited, true);
-        match ctx.commit(writes, vec![event]).await {
-            Ok(()) => {
-                let record = request.summary(accredited, true);
-                return Ok(Reply::ok().with_value(DETAILS, Value::Array(vec![Value::Object(record)])));
-            }
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+    let (request, accredited) = ctx
+        .transact(async move |ctx, _| {
+            let client = ctx.client_id();
+            let account = live_account(&ctx, &account_id).await?;
+            // Allocated once the account is known (a 148 burns no ID), kept across re-plans.
+            let id = match &reserved {
+                Some(id) => id.clone(),
+                None => reserved.insert(ctx.next_id(AI_REQUEST).await?).clone(),
+            };
+            let now = ctx.now();
+            let request = AiRequest {
+                id: id.clone(),
+                account_id: account.rec.id.clone(),
+                ai_method: ai_method.clone(),
+                allow: allow.clone(),
+                notes: notes.clone(),
+                status: PENDING.to_owned(),
+                created: now.clone(),
+                updated: now,
+                ..AiRequest::default()
+            };
+            let mut writes = records::insert(client, &request)?;
+            writes.push(records::accreditation::account_entry(client, &request));
+            // The account is read for its status and must not change meanwhile (deleted,
+            // archived): the request is made against the account as read.
+            writes.push(records::unchanged(client, &account));
+            writes.extend(billing(&ctx, "requestAiVerification", &account_id, &id)?);
+            let accredited = account.rec.accredited_status;
+            let event = request.event("requestAiVerification", &accredited, true);
+            Ok(Plan::new(writes, (request, accredited)).event(event))
+        })
+        .await?;
+    Ok(Reply::ok().with(DETAILS, [request.summary_view(&accredited, true)]))
 }
 
 /// The request ID and status every status change takes (both required; the ID numeric).
@@ -92,8 +83,7 @@ pub async fn update_ai_request(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         ..StatusChange::default()
     };
     let (request, accredited) = reviews::change_ai_request(&ctx, &id, &change, "updateAiRequest", false).await?;
-    let record = request.summary(&accredited, false);
-    Ok(Reply::ok().with_value(DETAILS, Value::Array(vec![Value::Object(record)])))
+    Ok(Reply::ok().with(DETAILS, [request.summary_view(&accredited, false)]))
 }
 
 /// `POST /v3/updateAiVerification` (designed: named only in part 1's webhook table): the
@@ -110,8 +100,7 @@ pub async fn update_ai_verification(ctx: Ctx, p: Params) -> Result<Reply, ApiErr
         reviewed_by: p.opt(&["reviewedBy"])?,
     };
     let (request, accredited) = reviews::change_ai_request(&ctx, &id, &change, AI_REVIEW_METHOD, true).await?;
-    let record = request.summary(&accredited, true);
-    Ok(Reply::ok().with_value(DETAILS, Value::Array(vec![Value::Object(record)])))
+    Ok(Reply::ok().with(DETAILS, [request.summary_view(&accredited, true)]))
 }
 
 /// `POST /v3/getAiRequest`: `accountId` (an archived account is read too);
@@ -123,16 +112,16 @@ pub async fn get_ai_request(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account_id = p.req(&["accountId"])?;
     let account = existing_account(&ctx, &account_id).await?.rec;
     let mut requests = Vec::new();
-    let mut q = accreditation::account_entries(ctx.client_id(), &account.id);
+    let mut q = records::accreditation::account_entries(ctx.client_id(), &account.id);
     loop {
         let page = ctx.store().query(&q).await?;
         for item in &page.items {
-            let Some(id) = accreditation::entry_request_id(item) else {
+            let Some(id) = records::accreditation::entry_request_id(item) else {
                 continue;
             };
             if let Some(r) = records::load::<AiRequest>(ctx.store(), ctx.client_id(), id).await? {
                 if !r.rec.deleted {
-                    requests.push(Value::Object(r.rec.details(&account)));
+                    requests.push(r.rec);
                 }
             }
         }
@@ -141,16 +130,20 @@ pub async fn get_ai_request(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             None => break,
         }
     }
-    let mut details = Map::new();
-    details.insert("request".into(), Value::Array(requests));
-    let documents = ai_documents::ai_documents_view(&ctx, &account.id).await?;
-    if !documents.is_empty() {
-        details.insert(
-            "documents".into(),
-            Value::Array(documents.into_iter().map(Value::Object).collect()),
-        );
-    }
-    Ok(Reply::ok().with_value(DETAILS, Value::Object(details)))
+    let details = AiRequests {
+        request: requests.iter().map(|r| r.details(&account)).collect(),
+        documents: records::ai_documents::ai_documents_view(&ctx, &account.id).await?,
+    };
+    Ok(Reply::ok().with(DETAILS, details))
+}
+
+/// getAiRequest's answer: the account's requests, and its verification documents when it
+/// has any.
+#[derive(Serialize)]
+struct AiRequests<'a> {
+    request: Vec<Details<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    documents: Vec<AiDocumentView>,
 }
 
 /// The accreditation routes.

@@ -4,14 +4,15 @@
 
 use serde_json::{Map, Value};
 use shared::documents::{self, Document, INVESTOR_FILES};
-use shared::model::ai_documents::{self as ai, evidence, letters};
+use shared::model::account::AccountRef;
+use shared::model::ai_documents::{self as ai, evidence, letters, LetterView};
 use shared::records;
-use shared::webhooks::Event;
+use shared::webhooks::view_event;
 use shared::{op, Routes};
 use shared::{ApiError, Ctx, Params, Reply};
 
-use crate::accounts::{existing_account, live_account};
-use crate::documents::{commit_upload, UPLOADED};
+use crate::accounts::existing_account;
+use crate::documents::{commit_upload, Holder, UPLOADED};
 
 /// `233` for a `documentId` that names none of the account's verification documents or
 /// letters.
@@ -43,17 +44,9 @@ pub async fn upload(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     if let Some(ip) = p.opt(&["createdIpAddress"])?.filter(|v| !v.is_empty()) {
         extra.insert("createdIpAddress".into(), Value::from(ip));
     }
-    let event = Event::new("uploadVerificationDocument").field("accountId", id.clone());
-    commit_upload(
-        &ctx,
-        evidence(&id),
-        vec![file],
-        &extra,
-        Vec::new(),
-        vec![event],
-        || async { Ok(records::unchanged(ctx.client_id(), &live_account(&ctx, &id).await?)) },
-    )
-    .await?;
+    let event = view_event("uploadVerificationDocument", &AccountRef { id: &id });
+    let holder = Holder::Account(id.clone());
+    commit_upload(&ctx, evidence(&id), vec![file], &extra, Vec::new(), vec![event], holder).await?;
     Ok(Reply::ok().with_value("document_details", Value::from(UPLOADED)))
 }
 
@@ -103,16 +96,17 @@ pub async fn get_document(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn get_letter(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
     existing_account(&ctx, &id).await?;
+    let letter = records::ai_documents::latest_letter(&ctx, &id).await?;
     let mut out = Vec::new();
-    if let Some(l) = ai::latest_letter(&ctx, &id).await? {
-        let mut m = Map::new();
-        m.insert("accountId".into(), Value::from(id.as_str()));
-        m.insert("documentFileName".into(), Value::from(l.document_file_name.as_str()));
-        m.insert("createdDate".into(), Value::from(l.created_date.as_str()));
-        m.insert("documentUrl".into(), Value::from(l.url(&ctx).await?));
-        out.push(Value::Object(m));
+    if let Some(l) = &letter {
+        out.push(LetterView {
+            account_id: &id,
+            document_file_name: &l.document_file_name,
+            created_date: &l.created_date,
+            document_url: l.url(&ctx).await?,
+        });
     }
-    Ok(Reply::ok().with_value("document_details", Value::Array(out)))
+    Ok(Reply::ok().with("document_details", out))
 }
 
 /// The accreditation document routes.

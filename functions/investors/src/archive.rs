@@ -1,15 +1,14 @@
 //! updatePartyEntityArchivestatus: archives or unarchives an individual party (`P…`) or an
 //! entity (`E…`) named by `partyId`.
 
-use serde_json::json;
+use shared::model::ids::no_party;
+use shared::model::party::{ArchiveView, PartyRecord};
+use shared::model::{Entity, Party};
 use shared::records;
-use shared::store::StoreError;
-use shared::webhooks::Event;
-use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::store::Write;
+use shared::webhooks::view_event;
+use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
-
-use crate::entities::live_entity;
-use crate::parties::live_party;
 
 /// `archiveStatus`: `1` (or `true`) archives, `0` (or `false`) makes the record active again.
 fn archive_status(p: &Params) -> Result<bool, ApiError> {
@@ -20,34 +19,14 @@ fn archive_status(p: &Params) -> Result<bool, ApiError> {
     }
 }
 
-/// Writes the new status on the party or entity; `198` for an unknown or deleted ID.
-async fn set(ctx: &Ctx, id: &str, archived: bool, event: Event) -> Result<(), StoreOutcome> {
+/// The writes of the new status on the party or entity; `198` for an unknown or deleted ID.
+async fn set<R: PartyRecord>(ctx: &Ctx, id: &str, archived: bool) -> Result<Vec<Write>, ApiError> {
     let now = ctx.now();
-    let writes = if id.starts_with('E') {
-        let stored = live_entity(ctx, id).await?;
-        let mut r = stored.rec.clone();
-        r.archived = archived;
-        r.updated = now;
-        records::replace(ctx.client_id(), &stored, &r)?
-    } else {
-        let stored = live_party(ctx, id).await?;
-        let mut r = stored.rec.clone();
-        r.archived = archived;
-        r.updated = now;
-        records::replace(ctx.client_id(), &stored, &r)?
-    };
-    ctx.commit(writes, vec![event]).await.map_err(StoreOutcome::Store)
-}
-
-enum StoreOutcome {
-    Api(ApiError),
-    Store(StoreError),
-}
-
-impl From<ApiError> for StoreOutcome {
-    fn from(e: ApiError) -> Self {
-        StoreOutcome::Api(e)
-    }
+    let stored = records::live::<R>(ctx, id, no_party).await?;
+    let mut r = stored.rec.clone();
+    *r.archived_mut() = archived;
+    *r.updated_mut() = now;
+    records::replace(ctx.client_id(), &stored, &r)
 }
 
 /// `POST /v3/updatePartyEntityArchivestatus`: `partyId` and `archiveStatus` (both
@@ -57,21 +36,22 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
     let archived = archive_status(&p)?;
     let flag = if archived { "1" } else { "0" };
-    for _ in 0..5 {
-        let event = Event::new("updatePartyEntityArchivestatus")
-            .field("partyId", id.clone())
-            .field("archiveStatus", flag.to_owned());
-        match set(&ctx, &id, archived, event).await {
-            Ok(()) => {
-                let record = json!({"partyId": id, "archiveStatus": flag});
-                return Ok(Reply::ok().with("partyDetails", insert_array(record)));
-            }
-            Err(StoreOutcome::Store(StoreError::ConditionFailed { .. } | StoreError::Conflict)) => continue,
-            Err(StoreOutcome::Store(e)) => return Err(e.into()),
-            Err(StoreOutcome::Api(e)) => return Err(e),
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+    let view = ArchiveView {
+        id: &id,
+        archive_status: flag,
+    };
+    let event = view_event("updatePartyEntityArchivestatus", &view);
+    let reply = Reply::ok().with("partyDetails", insert_array(view));
+    ctx.transact(async move |ctx, _| {
+        let writes = if id.starts_with('E') {
+            set::<Entity>(&ctx, &id, archived).await?
+        } else {
+            set::<Party>(&ctx, &id, archived).await?
+        };
+        Ok(Plan::new(writes, ()).event(event.clone()))
+    })
+    .await?;
+    Ok(reply)
 }
 
 pub fn routes() -> Routes {

@@ -5,16 +5,17 @@
 //! owner's partition (`shared::documents`); reads hand out signed URLs valid for 15 minutes.
 //! Shapes and decisions: `docs/investors-documents.md`.
 
-use std::future::Future;
-
 use serde_json::{Map, Value};
 use shared::documents::{self, Document, NewFile, Owner, ENTITY_FILES, INVESTOR_FILES};
+use shared::model::account::AccountRef;
 use shared::model::kyc::KycRequest;
+use shared::model::party::PartyRef;
 use shared::records;
-use shared::store::{StoreError, Write};
-use shared::webhooks::Event;
+use shared::reviews::no_request;
+use shared::store::Write;
+use shared::webhooks::{view_event, Event};
 use shared::{op, Routes};
-use shared::{ApiError, Ctx, Params, Reply};
+use shared::{ApiError, Ctx, Params, Plan, Reply};
 
 use crate::accounts::{existing_account, live_account};
 use crate::entities::live_entity;
@@ -38,11 +39,6 @@ fn no_document() -> ApiError {
     ApiError::invalid("documentId", "Document does not exist")
 }
 
-/// `152` for a `requestId` that is not the investor's manual KYC/AML request.
-fn no_request() -> ApiError {
-    ApiError::coded("152", "Request Id not exits.")
-}
-
 /// The `documentId` of a read: optional, blank counts as absent.
 fn document_id(p: &Params) -> Result<Option<String>, ApiError> {
     Ok(p.opt(&["documentId", "documentid"])?.filter(|v| !v.trim().is_empty()))
@@ -58,48 +54,66 @@ fn upload_extra(p: &Params) -> Result<Map<String, Value>, ApiError> {
 }
 
 /// Stores the files of an upload and commits their records with `more` writes, `events`
-/// and the check that the owner is still as `load` finds it (a concurrent delete, or a change of the
-/// owner, is read again; an owner gone meanwhile fails the upload with its code). On any
-/// failure the stored bytes are removed again: a rejected upload leaves nothing.
-pub(crate) async fn commit_upload<F, Fut>(
+/// and the check that the owner is still as `holder` finds it (a concurrent delete, or a
+/// change of the owner, is read again; an owner gone meanwhile fails the upload with its
+/// code). On any failure the stored bytes are removed again: a rejected upload leaves nothing.
+pub(crate) async fn commit_upload(
     ctx: &Ctx,
     owner: Owner<'_>,
     files: Vec<NewFile>,
     extra: &Map<String, Value>,
     more: Vec<Write>,
     events: Vec<Event>,
-    load: F,
-) -> Result<Vec<Document>, ApiError>
-where
-    F: Fn() -> Fut,
-    Fut: Future<Output = Result<Write, ApiError>>,
-{
-    // The owner is checked before any byte is stored.
-    let mut check = load().await?;
+    holder: Holder,
+) -> Result<Vec<Document>, ApiError> {
+    // The owner is checked before any byte is stored; the first attempt commits that check.
+    let mut checked = Some(holder.check(ctx).await?);
     let (docs, mut writes) = documents::store_with(ctx, owner, files, extra).await?;
     writes.extend(more);
-    for _ in 0..5 {
-        let mut all = writes.clone();
-        all.push(check);
-        match ctx.commit(all, events.clone()).await {
-            Ok(()) => return Ok(docs),
-            Err(StoreError::ConditionFailed { index: Some(i) }) if i == writes.len() => {}
-            Err(StoreError::Conflict) => {}
-            Err(e) => {
-                documents::discard(ctx, &docs).await;
-                return Err(e.into());
+    let committed = ctx
+        .transact(async move |ctx, _| {
+            let check = match checked.take() {
+                Some(check) => check,
+                None => holder.check(&ctx).await?,
+            };
+            Ok(Plan::new(writes.clone(), ()).write(check).events(events.clone()))
+        })
+        .await;
+    if let Err(e) = committed {
+        documents::discard(ctx, &docs).await;
+        return Err(e);
+    }
+    Ok(docs)
+}
+
+/// The record an upload's documents belong to, checked unchanged in their transaction.
+pub(crate) enum Holder {
+    /// A live, active account (`148` otherwise).
+    Account(String),
+    /// An individual party (`198` otherwise).
+    Party(String),
+    /// An entity (`198` otherwise).
+    Entity(String),
+    /// requestUploadPartyDocument's investor, its manual request still the one named (`152`).
+    Request { investor: String, request_id: String },
+}
+
+impl Holder {
+    async fn check(&self, ctx: &Ctx) -> Result<Write, ApiError> {
+        match self {
+            Holder::Account(id) => account_check(ctx, id).await,
+            Holder::Party(id) => party_check(ctx, id).await,
+            Holder::Entity(id) => entity_check(ctx, id).await,
+            Holder::Request { investor, request_id } => {
+                let check = investor_check(ctx, investor).await?;
+                let now = records::load::<KycRequest>(ctx.store(), ctx.client_id(), investor).await?;
+                match now {
+                    Some(r) if !r.rec.deleted && r.rec.request_id == *request_id => Ok(check),
+                    _ => Err(no_request()),
+                }
             }
         }
-        check = match load().await {
-            Ok(c) => c,
-            Err(e) => {
-                documents::discard(ctx, &docs).await;
-                return Err(e);
-            }
-        };
     }
-    documents::discard(ctx, &docs).await;
-    Err(ApiError::internal("changed concurrently on every attempt"))
 }
 
 /// The check that a live, active account is unchanged (`148` otherwise).
@@ -147,12 +161,10 @@ async fn views(ctx: &Ctx, owner: Owner<'_>, id: Option<&str>, owner_field: &str)
 /// before reads nothing afterwards). `106` when `documentId` names none.
 async fn remove(ctx: &Ctx, owner: Owner<'_>, id: &str, key: &str) -> Result<Reply, ApiError> {
     let doc = documents::find(ctx, owner, id).await?.ok_or_else(no_document)?;
-    match ctx.commit(vec![doc.delete(ctx.client_id(), owner)], Vec::new()).await {
-        Ok(()) => {}
-        // Deleted by a concurrent call in between.
-        Err(StoreError::ConditionFailed { .. }) => return Err(no_document()),
-        Err(e) => return Err(e.into()),
-    }
+    let delete = doc.delete(ctx.client_id(), owner);
+    // A failed condition: deleted by a concurrent call in between.
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).check(delete.clone(), no_document())))
+        .await?;
     documents::discard(ctx, std::slice::from_ref(&doc)).await;
     Ok(Reply::ok().with_value(key, Value::from(DELETED)))
 }
@@ -169,11 +181,9 @@ pub async fn upload_account(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
     let files = documents::indexed_files(&p, &INVESTOR_FILES)?;
     let owner = Owner { kind: ACCOUNT, id: &id };
-    let event = Event::new("uploadAccountDocument").field("accountId", id.clone());
-    commit_upload(&ctx, owner, files, &upload_extra(&p)?, Vec::new(), vec![event], || {
-        account_check(&ctx, &id)
-    })
-    .await?;
+    let event = view_event("uploadAccountDocument", &AccountRef { id: &id });
+    let holder = Holder::Account(id.clone());
+    commit_upload(&ctx, owner, files, &upload_extra(&p)?, Vec::new(), vec![event], holder).await?;
     Ok(uploaded())
 }
 
@@ -205,11 +215,9 @@ pub async fn upload_party(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
     let files = documents::indexed_files(&p, &INVESTOR_FILES)?;
     let owner = Owner { kind: PARTY, id: &id };
-    let event = Event::new("uploadPartyDocument").field("partyId", id.clone());
-    commit_upload(&ctx, owner, files, &upload_extra(&p)?, Vec::new(), vec![event], || {
-        party_check(&ctx, &id)
-    })
-    .await?;
+    let event = view_event("uploadPartyDocument", &PartyRef { id: &id });
+    let holder = Holder::Party(id.clone());
+    commit_upload(&ctx, owner, files, &upload_extra(&p)?, Vec::new(), vec![event], holder).await?;
     Ok(uploaded())
 }
 
@@ -239,10 +247,8 @@ pub async fn upload_entity(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId", "entityId"])?;
     let files = documents::indexed_files(&p, &ENTITY_FILES)?;
     let owner = Owner { kind: ENTITY, id: &id };
-    commit_upload(&ctx, owner, files, &upload_extra(&p)?, Vec::new(), Vec::new(), || {
-        entity_check(&ctx, &id)
-    })
-    .await?;
+    let holder = Holder::Entity(id.clone());
+    commit_upload(&ctx, owner, files, &upload_extra(&p)?, Vec::new(), Vec::new(), holder).await?;
     Ok(uploaded())
 }
 
@@ -287,19 +293,12 @@ pub async fn request_upload(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         kind: REQUESTED,
         id: &investor,
     };
-    let client = ctx.client_id().to_owned();
+    let holder = Holder::Request {
+        investor: investor.clone(),
+        request_id: request.rec.request_id.clone(),
+    };
     // The fee is written with the documents: a failed upload is never billed.
-    commit_upload(&ctx, owner, files, &extra, fee, Vec::new(), || async {
-        // The investor unchanged and its request still the one named.
-        let check = investor_check(&ctx, &investor).await?;
-        let now = records::load::<KycRequest>(ctx.store(), &client, &investor).await?;
-        match now {
-            Some(r) if !r.rec.deleted && r.rec.request_id == request.rec.request_id => {}
-            _ => return Err(no_request()),
-        }
-        Ok(check)
-    })
-    .await?;
+    commit_upload(&ctx, owner, files, &extra, fee, Vec::new(), holder).await?;
     Ok(uploaded())
 }
 

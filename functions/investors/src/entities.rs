@@ -2,17 +2,18 @@
 //! `GET /v3/entities`.
 
 use http::Method;
-use serde_json::{json, Value};
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::model::ids::no_party;
+use shared::model::party::{PartyRecord, PartyRef};
 use shared::model::{validate, Entity};
 use shared::records;
-use shared::webhooks::Event;
-use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::webhooks::view_event;
+use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::support::{commit_checked, record_event, Checks, Failed};
+use crate::support::Checks;
 
 const FIELDS: &[&str] = &[
     "entityName",
@@ -130,11 +131,10 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     entity.id = ctx.next_id(shared::ids::ENTITY).await?;
     entity.created = ctx.now();
     entity.updated = entity.created.clone();
-    match commit_checked(&ctx, records::insert(ctx.client_id(), &entity)?, &checks, Vec::new()).await {
-        Ok(()) => Ok(Reply::ok().with("entityDetails", insert_array(json!({"partyId": entity.id})))),
-        Err(Failed::Err(e)) => Err(e),
-        Err(Failed::Retry) => Err(ApiError::internal("changed concurrently on every attempt")),
-    }
+    let writes = records::insert(ctx.client_id(), &entity)?;
+    ctx.transact(async move |_, _| Ok(checks.onto(Plan::new(writes.clone(), ()))))
+        .await?;
+    Ok(Reply::ok().with("entityDetails", insert_array(PartyRef { id: &entity.id })))
 }
 
 /// `POST /v3/updateEntity`: every createEntity field optional; the ones sent replace the
@@ -146,41 +146,29 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     require_params(&p, false)?;
     apply(&p, &mut Entity::default())?;
     let checks = flag_checks(&p)?;
-    for _ in 0..5 {
-        let stored = live_entity(&ctx, &id).await?;
-        let mut entity = stored.rec.clone();
-        apply(&p, &mut entity)?;
-        entity.updated = ctx.now();
-        let event = Event::new("updateEntity")
-            .field("partyId", entity.id.clone())
-            .field("KYCstatus", entity.kyc_status.clone())
-            .field("AMLstatus", entity.aml_status.clone());
-        let writes = records::replace(ctx.client_id(), &stored, &entity)?;
-        match commit_checked(&ctx, writes, &checks, vec![event]).await {
-            Ok(()) => {
-                let record =
-                    json!({"partyId": entity.id, "KYCstatus": entity.kyc_status, "AMLstatus": entity.aml_status});
-                return Ok(Reply::ok().with("entityDetails", insert_array(record)));
-            }
-            Err(Failed::Err(e)) => return Err(e),
-            Err(Failed::Retry) => continue,
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+    let entity = ctx
+        .transact(async move |ctx, _| {
+            let stored = live_entity(&ctx, &id).await?;
+            let mut entity = stored.rec.clone();
+            apply(&p, &mut entity)?;
+            entity.updated = ctx.now();
+            let event = view_event("updateEntity", &entity.status_view());
+            let writes = records::replace(ctx.client_id(), &stored, &entity)?;
+            Ok(checks.onto(Plan::new(writes, entity).event(event)))
+        })
+        .await?;
+    Ok(Reply::ok().with("entityDetails", insert_array(entity.status_view())))
 }
 
 /// A live entity of the caller, or `198`.
 pub async fn live_entity(ctx: &Ctx, id: &str) -> Result<records::Stored<Entity>, ApiError> {
-    records::live::<Entity>(ctx, id, || ApiError::coded("198", "Party does not exist")).await
+    records::live::<Entity>(ctx, id, no_party).await
 }
 
 /// `POST /v3/getEntity`: `entityDetails`, an array of the one record (`KYCstatus` casing).
 /// Its webhook carries that record.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let id = p.req(&["partyId"])?;
-    let record = live_entity(&ctx, &id).await?.rec.details();
-    ctx.commit(Vec::new(), vec![record_event("getEntity", &record)]).await?;
-    Ok(Reply::ok().with_value("entityDetails", Value::Array(vec![Value::Object(record)])))
+    crate::support::get::<Entity>(&ctx, &p, "getEntity", "entityDetails").await
 }
 
 /// `POST /v3/searchEntity`: live entities whose ID, name, EIN, email addresses or phone
@@ -191,15 +179,7 @@ pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 
 /// `POST /v3/deleteEntity`: a virtual delete; webhook `partyId` (as deleteParty).
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let id = p.req(&["partyId"])?;
-    let stored = live_entity(&ctx, &id).await?;
-    let mut entity = stored.rec.clone();
-    entity.deleted = true;
-    entity.updated = ctx.now();
-    let event = Event::new("deleteEntity").field("partyId", id);
-    ctx.commit(records::replace(ctx.client_id(), &stored, &entity)?, vec![event])
-        .await?;
-    Ok(Reply::ok().desc("Party deleted successfully!"))
+    crate::support::delete_virtually::<Entity>(&ctx, p.req(&["partyId"])?, "deleteEntity").await
 }
 
 const LIST: ListSpec = ListSpec {

@@ -3,12 +3,12 @@
 use serde_json::{Map, Value};
 use shared::model::entity_supp::{EntitySupp, FIELDS};
 use shared::records::{self, Stored};
-use shared::store::StoreError;
 use shared::webhooks::Event;
-use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
 use crate::entities::live_entity;
+use crate::support::insert_once;
 
 /// The names the entity's ID may travel under (`entityID` as the webhook spells it).
 const ID: &[&str] = &["entityID", "entityId", "partyId"];
@@ -52,14 +52,10 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         &s,
         &[("createdDate", &s.created), ("createdIpAddress", &s.created_ip)],
     );
-    match ctx.commit(records::insert(ctx.client_id(), &s)?, vec![event]).await {
-        Ok(()) => Ok(reply),
-        Err(StoreError::ConditionFailed { index: Some(0) }) => Err(ApiError::invalid(
-            "entityID",
-            "the entity already has a supplement; use updateEntitySupp",
-        )),
-        Err(e) => Err(e.into()),
-    }
+    let duplicate = ApiError::invalid("entityID", "the entity already has a supplement; use updateEntitySupp");
+    ctx.transact(async move |ctx, _| Ok(insert_once(ctx.client_id(), &s, duplicate.clone())?.event(event.clone())))
+        .await?;
+    Ok(reply)
 }
 
 async fn load(ctx: &Ctx, id: &str) -> Result<Stored<EntitySupp>, ApiError> {
@@ -79,7 +75,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
     let id = p.req(ID)?;
     apply(&p, &mut EntitySupp::default())?;
-    for _ in 0..5 {
+    ctx.transact(async move |ctx, _| {
         let stored = load(&ctx, &id).await?;
         let mut s = stored.rec.clone();
         apply(&p, &mut s)?;
@@ -90,16 +86,9 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             &s,
             &[("createdDate", &s.created), ("updatedDate", &s.updated)],
         );
-        match ctx
-            .commit(records::replace(ctx.client_id(), &stored, &s)?, vec![event])
-            .await
-        {
-            Ok(()) => return Ok(reply),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+        Ok(Plan::new(records::replace(ctx.client_id(), &stored, &s)?, reply).event(event))
+    })
+    .await
 }
 
 pub fn routes() -> Routes {

@@ -3,22 +3,25 @@
 //! entities (`E…`), through the [`KycProvider`] port (the deterministic sandbox provider).
 //! Shapes and sandbox rules: `docs/investors-kyc.md`.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use shared::model::kyc::{
-    request_ref, CheckResponse, CheckType, KycRecord, KycRequest, Session, ANSWER_WINDOW_SECS, REPORT, REQUEST,
+    AmlDetails, CheckEvent, CheckOutcome, CheckResponse, CheckType, KycPassed, KycRecord, KycRequest, PartyStatus,
+    ProviderResponse, RequestRef, Session, ANSWER_WINDOW_SECS, REPORT, REQUEST,
 };
 use shared::model::{Entity, Party};
 use shared::providers::kyc::{KycProvider, SandboxKyc, Subject, Verdict};
+use shared::records::kyc::request_ref;
+use shared::records::party::with_statuses;
 use shared::records::{self, Stored};
-use shared::store::{StoreError, Write};
-use shared::webhooks::Event;
+use shared::store::Write;
+use shared::webhooks::{view_event, Event};
 use shared::{op, Routes};
-use shared::{ApiError, Ctx, Params, Reply};
+use shared::{ApiError, Ctx, Params, Plan, Reply};
 
 use crate::accounts::live_account;
 use crate::entities::live_entity;
 use crate::parties::live_party;
-use crate::support::billing;
+use crate::support::{billing, insert_once};
 
 const AUTO_APPROVED: &str = "Auto Approved";
 const DISAPPROVED: &str = "Disapproved";
@@ -116,30 +119,8 @@ impl Target {
     fn set_statuses(&self, ctx: &Ctx, kyc: Option<&str>, aml: Option<(&str, &str)>) -> Result<Vec<Write>, ApiError> {
         let now = ctx.now();
         match self {
-            Target::Party(s) => {
-                let mut r = s.rec.clone();
-                if let Some(k) = kyc {
-                    r.kyc_status = k.to_owned();
-                }
-                if let Some((a, d)) = aml {
-                    r.aml_status = a.to_owned();
-                    r.aml_date = d.to_owned();
-                }
-                r.updated = now;
-                records::replace(ctx.client_id(), s, &r)
-            }
-            Target::Entity(s) => {
-                let mut r = s.rec.clone();
-                if let Some(k) = kyc {
-                    r.kyc_status = k.to_owned();
-                }
-                if let Some((a, d)) = aml {
-                    r.aml_status = a.to_owned();
-                    r.aml_date = d.to_owned();
-                }
-                r.updated = now;
-                records::replace(ctx.client_id(), s, &r)
-            }
+            Target::Party(s) => with_statuses(ctx.client_id(), s, kyc, aml, &now),
+            Target::Entity(s) => with_statuses(ctx.client_id(), s, kyc, aml, &now),
         }
     }
 }
@@ -168,24 +149,11 @@ fn kyc_base(ctx: &Ctx, id: &str, before: Option<&Stored<KycRecord>>) -> KycRecor
     rec
 }
 
-/// Reads the party and its KYC record, plans the writes, and commits them; a concurrent
-/// change (a failed version check) makes it read again and re-plan, a few times.
-async fn commit_retrying<T>(
-    ctx: &Ctx,
-    id: &str,
-    mut plan: impl FnMut(&Target, Option<&Stored<KycRecord>>) -> Result<(Vec<Write>, Vec<Event>, T), ApiError>,
-) -> Result<T, ApiError> {
-    for _ in 0..5 {
-        let target = Target::load(ctx, id).await?;
-        let kyc = records::load::<KycRecord>(ctx.store(), ctx.client_id(), id).await?;
-        let (writes, events, out) = plan(&target, kyc.as_ref())?;
-        match ctx.commit(writes, events).await {
-            Ok(()) => return Ok(out),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+/// The party or entity and its KYC record, as each attempt of a change reads them.
+async fn read(ctx: &Ctx, id: &str) -> Result<(Target, Option<Stored<KycRecord>>), ApiError> {
+    let target = Target::load(ctx, id).await?;
+    let kyc = records::load::<KycRecord>(ctx.store(), ctx.client_id(), id).await?;
+    Ok((target, kyc))
 }
 
 /// A new reference number for the provider.
@@ -219,14 +187,19 @@ async fn perform_kyc(ctx: Ctx, p: Params, method: &'static str, questions: bool)
     } else {
         AUTO_APPROVED
     };
-    let mut body = Map::new();
-    if target.is_entity() {
-        body.insert("AML SCORE".into(), report.aml.score_value());
-    } else {
-        body.insert("kyc".into(), json!({ "response": report.response() }));
-    }
-    body.insert("kycstatus".into(), Value::from(kyc_status));
-    body.insert("amlstatus".into(), Value::from(aml_status));
+    let entity = target.is_entity();
+    let outcome = CheckOutcome {
+        aml_score: entity.then(|| report.aml.score_value()),
+        kyc: (!entity).then(|| ProviderResponse {
+            response: report.response(),
+        }),
+        kycstatus: kyc_status,
+        amlstatus: aml_status,
+    };
+    let body = match serde_json::to_value(&outcome) {
+        Ok(Value::Object(body)) => body,
+        _ => return Err(ApiError::internal("the check outcome is not an object")),
+    };
     let date = aml_date(&ctx);
     let created_at = ctx.now();
     let expires = ctx.app.clock.now().timestamp_millis() + ANSWER_WINDOW_SECS * 1000;
@@ -235,33 +208,42 @@ async fn perform_kyc(ctx: Ctx, p: Params, method: &'static str, questions: bool)
     } else {
         CheckType::Basic
     };
-    let body = commit_retrying(&ctx, &id, |target, before| {
-        let mut writes = target.set_statuses(&ctx, Some(kyc_status), Some((aml_status, &date)))?;
-        let mut rec = kyc_base(&ctx, target.id(), before);
-        rec.set(
-            check,
-            CheckResponse {
-                created_at: created_at.clone(),
-                report_id: report.id_number.clone(),
-                response: Value::Object(body.clone()),
-            },
-        );
-        if questions {
-            rec.session = (!report.questions.is_empty()).then(|| Session {
-                id_number: report.id_number.clone(),
-                expires,
-                questions: report.questions.clone(),
-            });
-        }
-        writes.extend(kyc_writes(&ctx, before, &rec)?);
-        writes.extend(billing(&ctx, method, target.id(), &report.id_number)?);
-        let event = Event::new(method)
-            .field("partyId", target.id().to_owned())
-            .field("kycstatus", kyc_status.to_owned())
-            .field("amlstatus", aml_status.to_owned());
-        Ok((writes, vec![event], body.clone()))
-    })
-    .await?;
+    // Owned: the attempts borrow them.
+    let (kyc_status, aml_status, method) = (kyc_status.to_owned(), aml_status.to_owned(), method.to_owned());
+    let body = ctx
+        .transact(async move |ctx, _| {
+            let (target, before) = read(&ctx, &id).await?;
+            let before = before.as_ref();
+            let mut writes = target.set_statuses(&ctx, Some(&kyc_status), Some((&aml_status, &date)))?;
+            let mut rec = kyc_base(&ctx, target.id(), before);
+            rec.set(
+                check,
+                CheckResponse {
+                    created_at: created_at.clone(),
+                    report_id: report.id_number.clone(),
+                    response: Value::Object(body.clone()),
+                },
+            );
+            if questions {
+                rec.session = (!report.questions.is_empty()).then(|| Session {
+                    id_number: report.id_number.clone(),
+                    expires,
+                    questions: report.questions.clone(),
+                });
+            }
+            writes.extend(kyc_writes(&ctx, before, &rec)?);
+            writes.extend(billing(&ctx, &method, target.id(), &report.id_number)?);
+            let event = view_event(
+                &method,
+                &CheckEvent {
+                    party_id: target.id(),
+                    kycstatus: &kyc_status,
+                    amlstatus: &aml_status,
+                },
+            );
+            Ok(Plan::new(writes, body.clone()).event(event))
+        })
+        .await?;
     Ok(body.into_iter().fold(Reply::ok(), |r, (k, v)| r.with_value(&k, v)))
 }
 
@@ -300,19 +282,27 @@ pub async fn perform_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let target = Target::load(&ctx, &id).await?;
     let report = provider().aml(&target.subject(), reference(&ctx).await?).await;
     let status = if report.matched { DISAPPROVED } else { AUTO_APPROVED };
-    let details = json!({"response": report.response(), "amlStatus": status});
+    let details = AmlDetails {
+        response: report.response(),
+        aml_status: status,
+    };
+    let details = serde_json::to_value(&details).map_err(|e| ApiError::internal_from("AML details", e))?;
     let date = aml_date(&ctx);
     let created_at = ctx.now();
     let fields = request_fields(&p);
-    commit_retrying(&ctx, &id, |target, before| {
-        let mut writes = target.set_statuses(&ctx, None, Some((status, &date)))?;
+    let response = json!({ "partyDetails": details });
+    let status = status.to_owned();
+    ctx.transact(async move |ctx, _| {
+        let (target, before) = read(&ctx, &id).await?;
+        let before = before.as_ref();
+        let mut writes = target.set_statuses(&ctx, None, Some((&status, &date)))?;
         let mut rec = kyc_base(&ctx, target.id(), before);
         rec.set(
             CheckType::AmlOnly,
             CheckResponse {
                 created_at: created_at.clone(),
                 report_id: report.id_number.clone(),
-                response: json!({ "partyDetails": details }),
+                response: response.clone(),
             },
         );
         writes.extend(kyc_writes(&ctx, before, &rec)?);
@@ -323,7 +313,7 @@ pub async fn perform_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             .field("apiMethodName", "performAml".to_owned())
             .field("tblFields", "amlStatus,amlDate".to_owned())
             .field("devPerms", "1".to_owned())
-            .field("amlStatus", status.to_owned())
+            .field("amlStatus", status.clone())
             .field("amlList", report.list.clone())
             .field("amlScore", report.score.to_string())
             .field("expected_id", report.id_number.clone())
@@ -331,7 +321,7 @@ pub async fn perform_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 "verificationResponse",
                 report.response()["results"]["message"].as_str().map(str::to_owned),
             );
-        Ok((writes, vec![event], ()))
+        Ok(Plan::new(writes, ()).event(event))
     })
     .await?;
     Ok(Reply::ok().with_value("partyDetails", details))
@@ -365,7 +355,7 @@ pub async fn update_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id_number = id_number.to_string();
     Target::load(&ctx, &id).await?;
     let now_ms = ctx.app.clock.now().timestamp_millis();
-    let open = |before: Option<&Stored<KycRecord>>| -> Option<Session> {
+    let open = move |before: Option<&Stored<KycRecord>>| -> Option<Session> {
         before
             .filter(|b| !b.rec.deleted)
             .and_then(|b| b.rec.session.clone())
@@ -378,30 +368,38 @@ pub async fn update_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         return Err(no_question_set());
     }
     let passed = matches!(verdict, Verdict::Pass { .. });
-    commit_retrying(&ctx, &id, |target, before| {
+    let party = id.clone();
+    ctx.transact(async move |ctx, _| {
+        let (target, before) = read(&ctx, &party).await?;
+        let before = before.as_ref();
         let Some(b) = before.filter(|_| open(before).is_some()) else {
             return Err(no_question_set());
         };
         let mut rec = b.rec.clone();
         rec.session = None;
         rec.updated = ctx.now();
-        let mut writes = records::replace(ctx.client_id(), b, &rec)?;
-        let mut events = Vec::new();
+        let mut plan = Plan::new(records::replace(ctx.client_id(), b, &rec)?, ());
         if passed {
-            writes.extend(target.set_statuses(&ctx, Some(AUTO_APPROVED), None)?);
-            events.push(
-                Event::new("updateKycAml")
-                    .field("partyId", target.id().to_owned())
-                    .field("kycStatus", AUTO_APPROVED.to_owned()),
-            );
+            plan = plan
+                .writes(target.set_statuses(&ctx, Some(AUTO_APPROVED), None)?)
+                .event(view_event(
+                    "updateKycAml",
+                    &KycPassed {
+                        party_id: target.id(),
+                        kyc_status: AUTO_APPROVED,
+                    },
+                ));
         }
-        Ok((writes, events, ()))
+        Ok(plan)
     })
     .await?;
     match verdict {
-        Verdict::Pass { .. } => Ok(Reply::ok().with_value(
+        Verdict::Pass { .. } => Ok(Reply::ok().with(
             "Financial investor details",
-            json!({"partyId": id, "kycStatus": AUTO_APPROVED}),
+            KycPassed {
+                party_id: &id,
+                kyc_status: AUTO_APPROVED,
+            },
         )),
         Verdict::Fail { message } | Verdict::Undetermined { message } => {
             let mut body = serde_json::Map::new();
@@ -425,10 +423,14 @@ pub async fn get_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
     let target = Target::load(&ctx, &id).await?;
     let (kyc, aml, date) = target.statuses();
-    Ok(Reply::ok().with_value("KYC Status", Value::from(kyc)).with_value(
-        "Party Status",
-        json!({"PartyID": target.id(), "AML status": aml, "AML date": date}),
-    ))
+    let status = PartyStatus {
+        party_id: target.id(),
+        aml_status: aml,
+        aml_date: date,
+    };
+    Ok(Reply::ok()
+        .with_value("KYC Status", Value::from(kyc))
+        .with("Party Status", status))
 }
 
 /// `POST /v3/getKycAmlResponse` (read-only, not billed): `partyId` and `type` (`Basic`,
@@ -474,21 +476,17 @@ pub async fn request_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         updated: now,
         ..KycRequest::default()
     };
-    let mut writes = records::insert(ctx.client_id(), &request)?;
-    writes.push(request_ref(ctx.client_id(), &request.request_id, &id));
-    writes.extend(billing(&ctx, "requestKycAml", &id, &request.request_id)?);
-    match ctx.commit(writes, Vec::new()).await {
-        Ok(()) => Ok(Reply::ok().with_value(
-            "requestDetails",
-            json!([{"investorId": id, "requestId": request.request_id}]),
-        )),
-        Err(StoreError::ConditionFailed { index: Some(0) }) => Err(ApiError::coded_http(
-            "1400",
-            400,
-            format!("A KYC/AML request already exists for {id}"),
-        )),
-        Err(e) => Err(e.into()),
-    }
+    let mut more = vec![request_ref(ctx.client_id(), &request.request_id, &id)];
+    more.extend(billing(&ctx, "requestKycAml", &id, &request.request_id)?);
+    let exists = ApiError::coded_http("1400", 400, format!("A KYC/AML request already exists for {id}"));
+    let record = RequestRef {
+        investor_id: &id,
+        request_id: &request.request_id,
+    };
+    let reply = Reply::ok().with("requestDetails", [record]);
+    ctx.transact(async move |ctx, _| Ok(insert_once(ctx.client_id(), &request, exists.clone())?.writes(more.clone())))
+        .await?;
+    Ok(reply)
 }
 
 /// `POST /v3/deleteKycAml`: virtually deletes the party's stored KYC/AML responses and any
@@ -496,15 +494,16 @@ pub async fn request_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// there answers `101` too.
 pub async fn delete_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
-    commit_retrying(&ctx, &id, |_, before| {
+    ctx.transact(async move |ctx, _| {
+        let (_, before) = read(&ctx, &id).await?;
         let Some(b) = before.filter(|b| !b.rec.deleted) else {
-            return Ok((Vec::new(), Vec::new(), ()));
+            return Ok(Plan::answer(()));
         };
         let mut rec = b.rec.clone();
         rec.deleted = true;
         rec.session = None;
         rec.updated = ctx.now();
-        Ok((records::replace(ctx.client_id(), b, &rec)?, Vec::new(), ()))
+        Ok(Plan::new(records::replace(ctx.client_id(), &b, &rec)?, ()))
     })
     .await?;
     Ok(Reply::ok().desc("KYC/AML record deleted successfully!"))

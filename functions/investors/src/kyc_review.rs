@@ -8,11 +8,10 @@
 use serde_json::Value;
 use shared::records;
 use shared::reviews::{self, KycDecision};
-use shared::store::StoreError;
 use shared::{op, Routes};
-use shared::{ApiError, Ctx, Params, Reply};
+use shared::{ApiError, Ctx, Params, Plan, Reply};
 
-use crate::support::record_event;
+use shared::webhooks::record_event;
 
 /// The key both review operations answer with (requestKycAml's).
 const DETAILS: &str = "requestDetails";
@@ -45,26 +44,21 @@ pub async fn update_kyc_aml_request(ctx: Ctx, p: Params) -> Result<Reply, ApiErr
     let request_id = p.req(&["requestId"])?;
     let status = p.req(&["requestStatus", "status"])?;
     let notes = p.opt(&["notes"])?;
-    for _ in 0..5 {
-        let before = reviews::kyc_request_by_id(&ctx, &request_id).await?;
-        let mut after = before.rec.clone();
-        after.request_status = status.clone();
-        if let Some(n) = &notes {
-            after.notes = n.clone();
-        }
-        after.updated = ctx.now();
-        let record = after.details();
-        let writes = records::replace(ctx.client_id(), &before, &after)?;
-        match ctx
-            .commit(writes, vec![record_event("updateKycAmlRequest", &record)])
-            .await
-        {
-            Ok(()) => return Ok(Reply::ok().with_value(DETAILS, Value::Array(vec![Value::Object(record)]))),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+    let record = ctx
+        .transact(async move |ctx, _| {
+            let before = reviews::kyc_request_by_id(&ctx, &request_id).await?;
+            let mut after = before.rec.clone();
+            after.request_status = status.clone();
+            if let Some(n) = &notes {
+                after.notes = n.clone();
+            }
+            after.updated = ctx.now();
+            let record = after.details();
+            let event = record_event("updateKycAmlRequest", &record);
+            Ok(Plan::new(records::replace(ctx.client_id(), &before, &after)?, record).event(event))
+        })
+        .await?;
+    Ok(Reply::ok().with_value(DETAILS, Value::Array(vec![Value::Object(record)])))
 }
 
 /// The manual review routes.

@@ -4,14 +4,15 @@
 //! transaction: one per (account, related entry) pair (a second link between them is a
 //! duplicate) and one per account with a primary party (at most one).
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
-use shared::model::link::{account_link_ids, pair_key, primary_key, LINK_TYPES, RELATED_TYPES};
+use shared::model::link::{AccountLinks, LinkRef, LINK_TYPES, RELATED_TYPES};
 use shared::model::Link;
+use shared::records::link::{account_link_ids, pair_key, primary_key};
 use shared::records::{self, Record};
-use shared::store::{Cond, StoreError, Val, Write};
-use shared::webhooks::Event;
-use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::store::{Cond, Val, Write};
+use shared::webhooks::view_event;
+use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 
 use crate::accounts::{existing_account, live_account};
 use crate::parties::live_party;
@@ -27,17 +28,6 @@ fn one_of(name: &str, v: &str, allowed: &[&'static str]) -> Result<&'static str,
         .find(|a| a.eq_ignore_ascii_case(v.trim()))
         .copied()
         .ok_or_else(|| ApiError::invalid(name, format!("must be one of {}", allowed.join(", "))))
-}
-
-fn link_event(method: &str, l: &Link) -> Event {
-    Event::new(method)
-        .field("id", l.id.clone())
-        .field("firstEntryType", l.first_entry_type.clone())
-        .field("firstEntry", l.first_entry.clone())
-        .field("relatedEntry", l.related_entry.clone())
-        .field("relatedEntryType", l.related_entry_type.clone())
-        .field("linkType", l.link_type.clone())
-        .field("notes", l.notes.clone())
 }
 
 /// `PUT /v3/createLink`.
@@ -99,24 +89,27 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             cond: Some(Cond::NotExists),
         }
     };
-    let mut writes = records::insert(client, &link)?;
-    let pair_at = writes.len();
-    writes.push(marker(pair_key(client, &first, &related)));
-    if primary {
-        writes.push(marker(primary_key(client, &first)));
-    }
-    match ctx.commit(writes, vec![link_event("createLink", &link)]).await {
-        Ok(()) => Ok(Reply::ok().with("linkDetails", insert_array(json!({"id": link.id})))),
-        Err(StoreError::ConditionFailed { index: Some(i) }) if i == pair_at => {
-            Err(ApiError::coded_http("1400", 400, "The link already exists"))
+    let writes = records::insert(client, &link)?;
+    let pair = marker(pair_key(client, &first, &related));
+    let primary_slot = primary.then(|| marker(primary_key(client, &first)));
+    let event = view_event("createLink", &link.event_view());
+    ctx.transact(async move |_, _| {
+        let mut plan = Plan::new(writes.clone(), ())
+            .check(
+                pair.clone(),
+                ApiError::coded_http("1400", 400, "The link already exists"),
+            )
+            .event(event.clone());
+        if let Some(slot) = &primary_slot {
+            plan = plan.check(
+                slot.clone(),
+                ApiError::coded_http("1422", 422, "The account already has a primary party"),
+            );
         }
-        Err(StoreError::ConditionFailed { index: Some(i) }) if i == pair_at + 1 => Err(ApiError::coded_http(
-            "1422",
-            422,
-            "The account already has a primary party",
-        )),
-        Err(e) => Err(e.into()),
-    }
+        Ok(plan)
+    })
+    .await?;
+    Ok(Reply::ok().with("linkDetails", insert_array(LinkRef { id: &link.id })))
 }
 
 /// A live link of the caller by its numeric `id`: `106` when not numeric, `404` when unknown.
@@ -154,11 +147,17 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     if link.primary == "1" {
         writes.push(mine(primary_key(client, &link.first_entry)));
     }
-    match ctx.commit(writes, vec![link_event("deleteLink", &link)]).await {
-        Ok(()) => Ok(Reply::ok().desc("Link has been deleted successfully!")),
-        Err(StoreError::ConditionFailed { .. }) => Err(ApiError::coded("404", "Link does not exist")),
-        Err(e) => Err(e.into()),
-    }
+    let event = view_event("deleteLink", &link.event_view());
+    // A concurrent delete of the same link fails any of these conditions: it is gone.
+    let gone = ApiError::coded("404", "Link does not exist");
+    ctx.transact(async move |_, _| {
+        Ok(writes
+            .iter()
+            .fold(Plan::answer(()), |plan, w| plan.check(w.clone(), gone.clone()))
+            .event(event.clone()))
+    })
+    .await?;
+    Ok(Reply::ok().desc("Link has been deleted successfully!"))
 }
 
 /// `POST /v3/getAllLinks` (deprecated; `GET /v3/links` replaces it): `accountId` required
@@ -177,10 +176,16 @@ pub async fn get_all(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             }
         }
     }
-    let event = Event::new("getAllLinks")
-        .field("accountId", a.id.clone())
-        .field("linkIds", ids.join(","));
-    ctx.commit(Vec::new(), vec![event]).await?;
+    let link_ids = ids.join(",");
+    let event = view_event(
+        "getAllLinks",
+        &AccountLinks {
+            account_id: &a.id,
+            link_ids: &link_ids,
+        },
+    );
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
+        .await?;
     Ok(Reply::ok().with_value("linkDetails", Value::Array(links)))
 }
 

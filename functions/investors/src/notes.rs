@@ -1,14 +1,16 @@
 //! Account notes: addAccountNote and getAccountNotes (deprecated).
 
-use serde_json::Value;
-use shared::model::note::{account_notes, AccountNote};
+use shared::model::note::{AccountNote, NotesCount};
 use shared::records;
-use shared::store::{Cond, StoreError, Write};
-use shared::webhooks::Event;
-use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::records::note::account_notes;
+use shared::store::{Cond, Write};
+use shared::webhooks::view_event;
+use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::accounts::{existing_account, live_account, no_account, record_event};
+use shared::model::ids::no_account;
+
+use crate::accounts::{existing_account, live_account};
 
 /// `POST /v3/addAccountNote`: `accountId`, `authorName` and `notes`, all required; answers the
 /// insert-array `notesDetails` = `[true, [{authorname, note, createdDate}]]`. The webhook
@@ -26,22 +28,20 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         text,
         ctx.now(),
     );
-    let view = note.view();
-    let Value::Object(record) = &view else {
-        return Err(ApiError::internal("note view is not an object"));
-    };
-    let event = record_event("addAccountNote", record);
-    let mut writes = records::insert(ctx.client_id(), &note)?;
+    let event = view_event("addAccountNote", &note.view());
+    let writes = records::insert(ctx.client_id(), &note)?;
     // The account must still be live when the note is written (gsi1pk marks a live record).
-    writes.push(Write::Check {
+    let live = Write::Check {
         key: records::key::<shared::model::Account>(ctx.client_id(), &stored.rec.id),
         cond: Cond::AttrExists("gsi1pk".into()),
-    });
-    match ctx.commit(writes, vec![event]).await {
-        Ok(()) => Ok(Reply::ok().with_value("notesDetails", insert_array(view))),
-        Err(StoreError::ConditionFailed { .. }) => Err(no_account()),
-        Err(e) => Err(e.into()),
-    }
+    };
+    ctx.transact(async move |_, _| {
+        Ok(Plan::new(writes.clone(), ())
+            .check(live.clone(), no_account())
+            .event(event.clone()))
+    })
+    .await?;
+    Ok(Reply::ok().with_value("notesDetails", insert_array(note.view())))
 }
 
 /// `POST /v3/getAccountNotes` (deprecated): `accountId` required; `notesDetails`, an array of
@@ -51,12 +51,17 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let a = existing_account(&ctx, &account).await?.rec;
     let notes = account_notes(ctx.store(), ctx.client_id(), &a.id).await?;
-    let event = Event::new("getAccountNotes")
-        .field("accountId", a.id.clone())
-        .field("notesCount", notes.len().to_string());
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let records: Vec<Value> = notes.iter().map(AccountNote::view).collect();
-    Ok(Reply::ok().with_value("notesDetails", Value::Array(records)))
+    let event = view_event(
+        "getAccountNotes",
+        &NotesCount {
+            account_id: &a.id,
+            notes_count: notes.len(),
+        },
+    );
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
+        .await?;
+    let records: Vec<_> = notes.iter().map(AccountNote::view).collect();
+    Ok(Reply::ok().with("notesDetails", records))
 }
 
 /// The notes routes.

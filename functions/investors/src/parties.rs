@@ -2,18 +2,20 @@
 //! deleteParty, `GET /v3/parties`, `GET /v3/parties/{partyId}`.
 
 use http::Method;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::model::ids::no_party;
+use shared::model::party::PartyRecord;
 use shared::model::validate;
 use shared::model::{Entity, Party};
 use shared::records;
-use shared::webhooks::Event;
-use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::webhooks::view_event;
+use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::support::{all, commit_checked, flag_param, int_at_least, record_event, Checks, Failed};
+use crate::support::{all, flag_param, int_at_least, Checks};
 
 /// Parameters createParty takes (and the field permissions they need).
 const FIELDS: &[&str] = &[
@@ -179,17 +181,9 @@ fn flag_checks(p: &Params) -> Result<Checks, ApiError> {
     Checks::of(p, Some("socialSecurityNumber"), &["emailAddress", "emailAddress2"])
 }
 
-/// The answer and webhook record of createParty and updateParty.
-fn status_event(method: &str, r: &Party) -> Event {
-    Event::new(method)
-        .field("partyId", r.id.clone())
-        .field("KYCstatus", r.kyc_status.clone())
-        .field("AMLstatus", r.aml_status.clone())
-}
-
+/// The answer of createParty and updateParty: their status record.
 fn status_reply(r: &Party) -> Reply {
-    let record = json!({"partyId": r.id, "KYCstatus": r.kyc_status, "AMLstatus": r.aml_status});
-    Reply::ok().with("partyDetails", insert_array(record))
+    Reply::ok().with("partyDetails", insert_array(r.status_view()))
 }
 
 /// `PUT /v3/createParty`.
@@ -206,12 +200,11 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     party.id = ctx.next_id(shared::ids::PARTY).await?;
     party.created = ctx.now();
     party.updated = party.created.clone();
-    let event = status_event("createParty", &party);
-    match commit_checked(&ctx, records::insert(ctx.client_id(), &party)?, &checks, vec![event]).await {
-        Ok(()) => Ok(status_reply(&party)),
-        Err(Failed::Err(e)) => Err(e),
-        Err(Failed::Retry) => Err(ApiError::internal("changed concurrently on every attempt")),
-    }
+    let event = view_event("createParty", &party.status_view());
+    let writes = records::insert(ctx.client_id(), &party)?;
+    ctx.transact(async move |_, _| Ok(checks.onto(Plan::new(writes.clone(), ()).event(event.clone()))))
+        .await?;
+    Ok(status_reply(&party))
 }
 
 /// `POST /v3/updateParty`: every createParty field optional; the ones sent replace the
@@ -223,35 +216,30 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     require_params(&p, false)?;
     apply(&p, &mut Party::default())?;
     let checks = flag_checks(&p)?;
-    for _ in 0..5 {
-        let stored = live_party(&ctx, &id).await?;
-        let mut party = stored.rec.clone();
-        apply(&p, &mut party)?;
-        require_state(&party)?;
-        party.updated = ctx.now();
-        let event = status_event("updateParty", &party);
-        let writes = records::replace(ctx.client_id(), &stored, &party)?;
-        match commit_checked(&ctx, writes, &checks, vec![event]).await {
-            Ok(()) => return Ok(status_reply(&party)),
-            Err(Failed::Err(e)) => return Err(e),
-            Err(Failed::Retry) => continue,
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+    let party = ctx
+        .transact(async move |ctx, _| {
+            let stored = live_party(&ctx, &id).await?;
+            let mut party = stored.rec.clone();
+            apply(&p, &mut party)?;
+            require_state(&party)?;
+            party.updated = ctx.now();
+            let event = view_event("updateParty", &party.status_view());
+            let writes = records::replace(ctx.client_id(), &stored, &party)?;
+            Ok(checks.onto(Plan::new(writes, party).event(event)))
+        })
+        .await?;
+    Ok(status_reply(&party))
 }
 
 /// A live individual party of the caller, or `198`.
 pub async fn live_party(ctx: &Ctx, id: &str) -> Result<records::Stored<Party>, ApiError> {
-    records::live::<Party>(ctx, id, || ApiError::coded("198", "Party does not exist")).await
+    records::live::<Party>(ctx, id, no_party).await
 }
 
 /// `POST /v3/getParty`: `partyDetails`, an array of the one record (`kycStatus` casing,
 /// SSN and DOB `REDACTED`). Its webhook carries that record.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let id = p.req(&["partyId"])?;
-    let record = live_party(&ctx, &id).await?.rec.details();
-    ctx.commit(Vec::new(), vec![record_event("getParty", &record)]).await?;
-    Ok(Reply::ok().with_value("partyDetails", Value::Array(vec![Value::Object(record)])))
+    crate::support::get::<Party>(&ctx, &p, "getParty", "partyDetails").await
 }
 
 /// `POST /v3/searchParty`: live individual parties whose ID, names, email addresses or
@@ -289,15 +277,7 @@ pub async fn get_all(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 
 /// `POST /v3/deleteParty`: a virtual delete.
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let id = p.req(&["partyId"])?;
-    let stored = live_party(&ctx, &id).await?;
-    let mut party = stored.rec.clone();
-    party.deleted = true;
-    party.updated = ctx.now();
-    let event = Event::new("deleteParty").field("partyId", id);
-    ctx.commit(records::replace(ctx.client_id(), &stored, &party)?, vec![event])
-        .await?;
-    Ok(Reply::ok().desc("Party deleted successfully!"))
+    crate::support::delete_virtually::<Party>(&ctx, p.req(&["partyId"])?, "deleteParty").await
 }
 
 /// The list engine's view of party records.

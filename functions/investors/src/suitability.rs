@@ -3,15 +3,16 @@
 //! from the three scores sent.
 
 use serde_json::Value;
+use shared::model::account::AccountRef;
 use shared::model::suitability::{Suitability, FIELDS};
 use shared::model::Account;
 use shared::records::{self, Stored};
-use shared::store::{Cond, StoreError, Write};
-use shared::webhooks::Event;
-use shared::{insert_array, ApiError, Ctx, Params, Reply};
+use shared::store::{Cond, Write};
+use shared::webhooks::{record_event, view_event, Event};
+use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::accounts::{existing_account, live_account, record_event};
+use crate::accounts::{existing_account, live_account};
 
 /// Scores: numeric format only (part 2); the range 1 to 5 is a convention, not checked.
 const SCORES: &[&str] = &["riskProfile", "investmentExperience", "privOffExperience"];
@@ -35,7 +36,7 @@ fn is_numeric(v: &str) -> bool {
 
 /// The suitability parameters sent (`None` when absent), checked: scores and `timeHorizon`
 /// numeric, percentages integers (`106` otherwise); blank counts as sent empty.
-fn sent_fields(p: &Params) -> Result<Vec<(&'static str, Option<String>)>, ApiError> {
+fn sent_fields(p: &Params) -> Result<Vec<(String, Option<String>)>, ApiError> {
     let mut out = Vec::with_capacity(FIELDS.len());
     for name in FIELDS {
         let names: &[&str] = match *name {
@@ -55,9 +56,18 @@ fn sent_fields(p: &Params) -> Result<Vec<(&'static str, Option<String>)>, ApiErr
             Some(_) if INTEGERS.contains(name) => p.int(name)?.map(|n| n.to_string()),
             Some(v) => Some(v),
         };
-        out.push((*name, v));
+        out.push(((*name).to_owned(), v));
     }
     Ok(out)
+}
+
+/// Sets the fields sent on `s` (the others are kept).
+fn set_sent(s: &mut Suitability, sent: &[(String, Option<String>)]) {
+    for (name, v) in sent {
+        if let (Some(field), Some(v)) = (s.field_mut(name), v) {
+            field.clone_from(v);
+        }
+    }
 }
 
 /// The caller's live suitability record of an account, or body statusCode `404`.
@@ -87,7 +97,7 @@ pub async fn calculate(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
     let account = p.req(&["accountId"])?;
     let sent = sent_fields(&p)?;
-    for _ in 0..5 {
+    ctx.transact(async move |ctx, _| {
         let a = live_account(&ctx, &account).await?.rec;
         let before = records::load::<Suitability>(ctx.store(), ctx.client_id(), &a.id).await?;
         let now = ctx.now();
@@ -100,27 +110,17 @@ pub async fn calculate(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         if let Some(b) = before.as_ref().filter(|b| !b.rec.deleted) {
             s.created = b.rec.created.clone();
         }
-        for (name, v) in &sent {
-            if let (Some(field), Some(v)) = (s.field_mut(name), v) {
-                field.clone_from(v);
-            }
-        }
+        set_sent(&mut s, &sent);
         s.calculate_score();
         let mut writes = match &before {
             Some(b) => records::replace(ctx.client_id(), b, &s)?,
             None => records::insert(ctx.client_id(), &s)?,
         };
         writes.push(account_still_live(&ctx, &a.id));
-        match ctx
-            .commit(writes, vec![suitability_event("calculateSuitability", &s)])
-            .await
-        {
-            Ok(()) => return Ok(Reply::ok().with_value("accountDetails", insert_array(s.view()))),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+        let reply = Reply::ok().with_value("accountDetails", insert_array(s.view()));
+        Ok(Plan::new(writes, reply).event(suitability_event("calculateSuitability", &s)))
+    })
+    .await
 }
 
 /// `POST /v3/getSuitability`: `accountDetails`, one object holding the suitability record;
@@ -129,7 +129,8 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let a = existing_account(&ctx, &account).await?.rec;
     let s = live_suitability(&ctx, &a.id).await?.rec;
-    ctx.commit(Vec::new(), vec![suitability_event("getSuitability", &s)])
+    let event = suitability_event("getSuitability", &s);
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
         .await?;
     Ok(Reply::ok().with_value("accountDetails", Value::Object(s.view())))
 }
@@ -140,51 +141,34 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
     let account = p.req(&["accountId"])?;
     let sent = sent_fields(&p)?;
-    for _ in 0..5 {
+    ctx.transact(async move |ctx, _| {
         let a = live_account(&ctx, &account).await?.rec;
         let before = live_suitability(&ctx, &a.id).await?;
         let mut s = before.rec.clone();
-        for (name, v) in &sent {
-            if let (Some(field), Some(v)) = (s.field_mut(name), v) {
-                field.clone_from(v);
-            }
-        }
+        set_sent(&mut s, &sent);
         s.calculate_score();
         s.updated = ctx.now();
         let mut writes = records::replace(ctx.client_id(), &before, &s)?;
         writes.push(account_still_live(&ctx, &a.id));
-        match ctx
-            .commit(writes, vec![suitability_event("updateSuitability", &s)])
-            .await
-        {
-            Ok(()) => return Ok(Reply::ok().with_value("accountDetails", Value::Object(s.view()))),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+        let reply = Reply::ok().with_value("accountDetails", Value::Object(s.view()));
+        Ok(Plan::new(writes, reply).event(suitability_event("updateSuitability", &s)))
+    })
+    .await
 }
 
 /// `POST /v3/deleteSuitability`: a virtual delete; envelope only; webhook `accountId`.
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
-    for _ in 0..5 {
+    ctx.transact(async move |ctx, _| {
         let a = live_account(&ctx, &account).await?.rec;
         let before = live_suitability(&ctx, &a.id).await?;
         let mut s = before.rec.clone();
         s.deleted = true;
         s.updated = ctx.now();
-        let event = Event::new("deleteSuitability").field("accountId", a.id.clone());
-        match ctx
-            .commit(records::replace(ctx.client_id(), &before, &s)?, vec![event])
-            .await
-        {
-            Ok(()) => return Ok(Reply::ok()),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::internal("changed concurrently on every attempt"))
+        let event = view_event("deleteSuitability", &AccountRef { id: &a.id });
+        Ok(Plan::new(records::replace(ctx.client_id(), &before, &s)?, Reply::ok()).event(event))
+    })
+    .await
 }
 
 /// The suitability routes.

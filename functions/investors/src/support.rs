@@ -1,21 +1,31 @@
 //! What the party and entity operations share: the flag checks (`775`, `776`) committed
-//! with the state change, webhook payloads made of a response record, reading a client's
-//! whole partition of one kind, the small parameter forms of the method-style reads, and
-//! the billing entries of billed operations.
+//! with the state change, webhook payloads made of a response record, the one-record read
+//! and the virtual delete, reading a client's whole partition of one kind, the small
+//! parameter forms of the method-style reads, and the billing entries of billed operations.
 
 use shared::model::flags::FlagKind;
+use shared::model::ids::no_party;
 use shared::model::kyc::BillingEntry;
+use shared::model::party::{PartyRecord, PartyRef};
+use shared::records::flags::FlagItems;
 use shared::records::{self, Record};
-use shared::store::{Index, Query, StoreError, Write};
-pub use shared::webhooks::record_event;
-use shared::webhooks::Event;
-use shared::{ApiError, Ctx, Environment, Params, Reply};
+use shared::store::{Index, Query, Write};
+use shared::webhooks::{record_event, view_event};
+use shared::{ApiError, Ctx, Environment, Params, Plan, Reply};
 
 /// The flag checks of one request: each a transaction item with the error it stands for.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Checks(Vec<(Write, ApiError)>);
 
 impl Checks {
+    /// The plan with the flag checks in its transaction: a flagged value fails it with its
+    /// code (SSN checks first) and nothing is written.
+    pub fn onto<T>(&self, plan: Plan<T>) -> Plan<T> {
+        self.0
+            .iter()
+            .fold(plan, |plan, (w, e)| plan.check(w.clone(), e.clone()))
+    }
+
     /// Adds the check of a value sent for `kind` (an empty value is never flagged; a
     /// value already checked is not checked twice).
     pub fn add(mut self, kind: FlagKind, raw: Option<&str>) -> Self {
@@ -46,37 +56,14 @@ impl Checks {
     }
 }
 
-/// Why a checked commit did not happen.
-pub enum Failed {
-    /// A concurrent change of the record: read it again and re-apply.
-    Retry,
-    Err(ApiError),
-}
-
-impl From<ApiError> for Failed {
-    fn from(e: ApiError) -> Self {
-        Failed::Err(e)
-    }
-}
-
-/// Commits `writes` and `events` with the flag checks in the same transaction: a flagged
-/// value fails it with its code (SSN checks first) and nothing is written.
-pub async fn commit_checked(
-    ctx: &Ctx,
-    mut writes: Vec<Write>,
-    checks: &Checks,
-    events: Vec<Event>,
-) -> Result<(), Failed> {
-    let first = writes.len();
-    writes.extend(checks.0.iter().map(|(w, _)| w.clone()));
-    match ctx.commit(writes, events).await {
-        Ok(()) => Ok(()),
-        Err(StoreError::ConditionFailed { index: Some(i) }) if i >= first && i < first + checks.0.len() => {
-            Err(Failed::Err(checks.0[i - first].1.clone()))
-        }
-        Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => Err(Failed::Retry),
-        Err(e) => Err(Failed::Err(e.into())),
-    }
+/// The insert of a new record whose failed condition (the record exists already) answers
+/// `exists`.
+pub fn insert_once<R: Record>(client: &str, r: &R, exists: ApiError) -> Result<Plan<()>, ApiError> {
+    let mut writes = records::insert(client, r)?.into_iter();
+    let put = writes
+        .next()
+        .ok_or_else(|| ApiError::internal("an insert writes the record first"))?;
+    Ok(Plan::answer(()).check(put, exists).writes(writes))
 }
 
 /// Every record of one kind the caller has, deleted ones included (the client's own
@@ -144,6 +131,37 @@ pub async fn search<R: Searchable>(ctx: &Ctx, p: &Params, key: &str) -> Result<R
         .map(|r| serde_json::Value::Object(r.details()))
         .collect();
     Ok(Reply::ok().with_value(key, serde_json::Value::Array(records)))
+}
+
+/// getParty and getEntity: the caller's live record (`198` otherwise), an array of one
+/// under `key`; the `method` webhook carries that record.
+pub async fn get<R: Searchable>(ctx: &Ctx, p: &Params, method: &str, key: &str) -> Result<Reply, ApiError> {
+    let id = p.req(&["partyId"])?;
+    let record = records::live::<R>(ctx, &id, no_party).await?.rec.details();
+    let event = record_event(method, &record);
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
+        .await?;
+    Ok(Reply::ok().with_value(key, serde_json::Value::Array(vec![serde_json::Value::Object(record)])))
+}
+
+/// deleteParty and deleteEntity: a virtual delete of the caller's live record (`198`
+/// otherwise); the `method` webhook carries `partyId`.
+pub async fn delete_virtually<R: PartyRecord + 'static>(
+    ctx: &Ctx,
+    id: String,
+    method: &str,
+) -> Result<Reply, ApiError> {
+    let method = method.to_owned();
+    ctx.transact(async move |ctx, _| {
+        let stored = records::live::<R>(&ctx, &id, no_party).await?;
+        let mut r = stored.rec.clone();
+        *r.deleted_mut() = true;
+        *r.updated_mut() = ctx.now();
+        let event = view_event(&method, &PartyRef { id: &id });
+        Ok(Plan::new(records::replace(ctx.client_id(), &stored, &r)?, ()).event(event))
+    })
+    .await?;
+    Ok(Reply::ok().desc("Party deleted successfully!"))
 }
 
 /// The `searchKeyword` of a search, trimmed and lower-cased (`106` when blank).

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::json;
 use shared::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
 use shared::model::flags::{FlagKind, VALUE_ATTR};
+use shared::records::flags::FlagItems;
 use shared::store::{Index, Query, Val, Write, MAX_TRANSACTION_WRITES};
 use shared::{operator_op, Routes};
 

@@ -5,9 +5,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::model::ids::{no_account, no_trade, numeric_id, AccountId};
-use shared::model::link::{primary_key, primary_party};
 use shared::model::trade::{ach_pending, Trade};
 use shared::model::{validate, Account};
+use shared::records::link::{primary_key, primary_party};
 use shared::records::trade::{self, no_pending_ach};
 use shared::records::{self, Stored};
 use shared::store::{Cond, Write};

@@ -147,3 +147,230 @@ impl Account {
         m
     }
 }
+
+/// The account fields of the createAccount and updateAccount webhooks, in part 1's order
+/// (between the fields that lead and end each).
+#[derive(Serialize)]
+pub struct AccountFields<'a> {
+    #[serde(rename = "accountName")]
+    account_name: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    #[serde(rename = "entityType")]
+    entity_type: &'a str,
+    #[serde(rename = "residentType")]
+    resident_type: &'a str,
+    #[serde(rename = "socialSecurityNumber")]
+    ssn: &'a str,
+    #[serde(rename = "dateOfBirth")]
+    dob: &'a str,
+    address1: &'a str,
+    address2: &'a str,
+    city: &'a str,
+    state: &'a str,
+    zip: &'a str,
+    country: &'a str,
+    email: &'a str,
+    phone: &'a str,
+    #[serde(rename = "taxID")]
+    tax_id: &'a str,
+    #[serde(rename = "kycStatus")]
+    kyc_status: &'a str,
+    #[serde(rename = "amlStatus")]
+    aml_status: &'a str,
+    #[serde(rename = "amlDate")]
+    aml_date: &'a str,
+    #[serde(rename = "suitabilityScore")]
+    suitability_score: &'a str,
+    #[serde(rename = "suitabilityDate")]
+    suitability_date: &'a str,
+    #[serde(rename = "suitabilityApprover")]
+    suitability_approver: &'a str,
+    #[serde(rename = "accreditedStatus")]
+    accredited_status: &'a str,
+    #[serde(rename = "accreditedInvestor")]
+    accredited_investor: &'a str,
+    #[serde(rename = "accreditedInvestorDate")]
+    accredited_investor_date: &'a str,
+    #[serde(rename = "506cLimit")]
+    limit_506c: &'a str,
+    #[serde(rename = "accountTotalLimit")]
+    account_total_limit: &'a str,
+    #[serde(rename = "singleInvestmentLimit")]
+    single_investment_limit: &'a str,
+    #[serde(rename = "associatedAC")]
+    associated_ac: &'a str,
+    syndicate: &'a str,
+    tags: &'a str,
+    notes: &'a str,
+    #[serde(rename = "approvalStatus")]
+    approval_status: &'a str,
+    #[serde(rename = "approvalPrincipal")]
+    approval_principal: &'a str,
+    #[serde(rename = "approvalLastReview")]
+    approval_last_review: &'a str,
+    /// Deleted, as webhook text `1`/`0`.
+    #[serde(rename = "virtualStatus")]
+    virtual_status: bool,
+    field1: &'a str,
+    field2: &'a str,
+    field3: &'a str,
+}
+
+impl<'a> AccountFields<'a> {
+    /// The account's fields with the SSN and date of birth as the webhook carries them.
+    fn of(a: &'a Account, ssn: &'a str, dob: &'a str) -> Self {
+        AccountFields {
+            account_name: &a.account_name,
+            kind: &a.kind,
+            entity_type: &a.entity_type,
+            resident_type: &a.resident_type,
+            ssn,
+            dob,
+            address1: &a.address1,
+            address2: &a.address2,
+            city: &a.city,
+            state: &a.state,
+            zip: &a.zip,
+            country: &a.country,
+            email: &a.email,
+            phone: &a.phone,
+            tax_id: &a.tax_id,
+            kyc_status: &a.kyc_status,
+            aml_status: &a.aml_status,
+            aml_date: &a.aml_date,
+            suitability_score: &a.suitability_score,
+            suitability_date: &a.suitability_date,
+            suitability_approver: &a.suitability_approver,
+            accredited_status: &a.accredited_status,
+            accredited_investor: &a.accredited_investor,
+            accredited_investor_date: &a.accredited_investor_date,
+            limit_506c: &a.limit_506c,
+            account_total_limit: &a.account_total_limit,
+            single_investment_limit: &a.single_investment_limit,
+            associated_ac: &a.associated_ac,
+            syndicate: &a.syndicate,
+            tags: &a.tags,
+            notes: &a.notes,
+            approval_status: &a.approval_status,
+            approval_principal: &a.approval_principal,
+            approval_last_review: &a.approval_last_review,
+            virtual_status: a.deleted,
+            field1: &a.field1,
+            field2: &a.field2,
+            field3: &a.field3,
+        }
+    }
+}
+
+/// The createAccount webhook: part 1's fields in order (no SSN or date of birth is set yet).
+#[derive(Serialize)]
+pub struct CreatedEvent<'a> {
+    #[serde(rename = "accountId")]
+    id: &'a str,
+    providerid: &'a str,
+    status: &'a str,
+    #[serde(rename = "developerAPIKey")]
+    developer_api_key: &'a str,
+    #[serde(flatten)]
+    fields: AccountFields<'a>,
+    #[serde(rename = "createdIpAddress")]
+    created_ip: &'a str,
+    client_id: &'a str,
+}
+
+impl Account {
+    pub fn created_event<'a>(&'a self, client_id: &'a str) -> CreatedEvent<'a> {
+        CreatedEvent {
+            id: &self.id,
+            providerid: "",
+            status: "Active",
+            developer_api_key: crate::mask::MASK,
+            fields: AccountFields::of(self, "", ""),
+            created_ip: &self.created_ip,
+            client_id,
+        }
+    }
+
+    /// The updateAccount webhook.
+    pub fn updated_event(&self) -> UpdatedEvent<'_> {
+        UpdatedEvent {
+            id: &self.id,
+            fields: AccountFields::of(self, redacted(&self.ssn), redacted(&self.dob)),
+            updated_ip: &self.updated_ip,
+        }
+    }
+
+    /// createAccount's record.
+    pub fn created_view(&self) -> CreatedView<'_> {
+        CreatedView {
+            id: &self.id,
+            kyc_status: &self.kyc_status,
+            aml_status: &self.aml_status,
+            accredited_status: &self.accredited_status,
+            approval_status: &self.approval_status,
+        }
+    }
+}
+
+/// A stored SSN or date of birth as webhooks carry it: `REDACTED` when set (part 1,
+/// Conventions 8), empty otherwise.
+fn redacted(v: &str) -> &'static str {
+    if v.is_empty() {
+        ""
+    } else {
+        crate::mask::REDACTED
+    }
+}
+
+/// The updateAccount webhook: createAccount's fields without `providerid`, `status`,
+/// `developerAPIKey`, `createdIpAddress` and `client_id`, with the stored SSN and date of
+/// birth, then `updatedIpAddress`.
+#[derive(Serialize)]
+pub struct UpdatedEvent<'a> {
+    #[serde(rename = "accountId")]
+    id: &'a str,
+    #[serde(flatten)]
+    fields: AccountFields<'a>,
+    #[serde(rename = "updatedIpAddress")]
+    updated_ip: &'a str,
+}
+
+/// The record createAccount answers.
+#[derive(Serialize)]
+pub struct CreatedView<'a> {
+    #[serde(rename = "accountId")]
+    id: &'a str,
+    #[serde(rename = "kycStatus")]
+    kyc_status: &'a str,
+    #[serde(rename = "amlStatus")]
+    aml_status: &'a str,
+    #[serde(rename = "accreditedStatus")]
+    accredited_status: &'a str,
+    #[serde(rename = "approvalStatus")]
+    approval_status: &'a str,
+}
+
+/// An account named by its ID alone (deleteAccount's, deleteSuitability's and the upload
+/// webhooks).
+#[derive(Serialize)]
+pub struct AccountRef<'a> {
+    #[serde(rename = "accountId")]
+    pub id: &'a str,
+}
+
+/// updateAccountArchivestatus's record and webhook: `archiveStatus` `1` or `0`.
+#[derive(Serialize)]
+pub struct ArchiveView<'a> {
+    #[serde(rename = "accountId")]
+    pub id: &'a str,
+    #[serde(rename = "archiveStatus")]
+    pub archive_status: &'a str,
+}
+
+/// The getAllAccounts and searchAccount webhook: the accounts answered, comma separated.
+#[derive(Serialize)]
+pub struct AccountIds<'a> {
+    #[serde(rename = "accountIds")]
+    pub account_ids: &'a str,
+}

@@ -7,12 +7,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::ids::sortable;
 use crate::mask::MASK;
 use crate::model::Account;
 use crate::records::Record;
-use crate::store::{Cond, Index, Item, Key, Query, Val, Write};
-use crate::webhooks::Event;
+use crate::webhooks::{view_event, Event};
 
 /// The status of a new request.
 pub const PENDING: &str = "Pending";
@@ -108,50 +106,95 @@ impl AiRequest {
     /// The record of getAiRequest's `request` array, in part 2's order: the request's
     /// fields, the account's `accountName` and `accreditedStatus` as stored, and the masked
     /// `clientId` and `developerAPIKey`.
-    pub fn details(&self, account: &Account) -> Map<String, Value> {
-        let mut m = Map::new();
-        let mut put = |k: &str, v: &str| {
-            m.insert(k.into(), Value::from(v));
-        };
-        put("airequestId", &self.id);
-        put("accountId", &self.account_id);
-        put("aiMethod", &self.ai_method);
-        put("allow", &self.allow);
-        put("aiDate", &self.ai_date);
-        put("reviewedBy", &self.reviewed_by);
-        put("notes", &self.notes);
-        put("aiRequestStatus", &self.status);
-        put("createdDate", &self.created);
-        put("accountName", &account.account_name);
-        put("accreditedStatus", &account.accredited_status);
-        put("clientId", MASK);
-        put("developerAPIKey", MASK);
-        m
+    pub fn details<'a>(&'a self, account: &'a Account) -> Details<'a> {
+        Details {
+            id: &self.id,
+            account_id: &self.account_id,
+            ai_method: &self.ai_method,
+            allow: &self.allow,
+            ai_date: &self.ai_date,
+            reviewed_by: &self.reviewed_by,
+            notes: &self.notes,
+            status: &self.status,
+            created: &self.created,
+            account_name: &account.account_name,
+            accredited_status: &account.accredited_status,
+            client_id: MASK,
+            developer_api_key: MASK,
+        }
     }
 
     /// The record of requestAiVerification, updateAiVerification (`with_notes`) and
-    /// updateAiRequest: `accountId`, `aiRequestStatus`, `airequestId`, [`notes`,]
-    /// `accreditedStatus` (the account's value as stored after the call).
-    pub fn summary(&self, accredited_status: &str, with_notes: bool) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("accountId".into(), Value::from(self.account_id.as_str()));
-        m.insert("aiRequestStatus".into(), Value::from(self.status.as_str()));
-        m.insert("airequestId".into(), Value::from(self.id.as_str()));
-        if with_notes {
-            m.insert("notes".into(), Value::from(self.notes.as_str()));
+    /// updateAiRequest, also their webhooks (part 1's table).
+    pub fn summary_view<'a>(&'a self, accredited_status: &'a str, with_notes: bool) -> Summary<'a> {
+        Summary {
+            account_id: &self.account_id,
+            status: &self.status,
+            id: &self.id,
+            notes: with_notes.then_some(self.notes.as_str()),
+            accredited_status,
         }
-        m.insert("accreditedStatus".into(), Value::from(accredited_status));
-        m
     }
 
-    /// The webhook of `method`: the fields of [`AiRequest::summary`] (part 1's table).
-    pub fn event(&self, method: &str, accredited_status: &str, with_notes: bool) -> Event {
-        self.summary(accredited_status, with_notes)
-            .into_iter()
-            .fold(Event::new(method), |e, (k, v)| {
-                e.field(&k, v.as_str().map(str::to_owned))
-            })
+    /// [`AiRequest::summary_view`] as a JSON object.
+    pub fn summary(&self, accredited_status: &str, with_notes: bool) -> Map<String, Value> {
+        match serde_json::to_value(self.summary_view(accredited_status, with_notes)) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        }
     }
+
+    /// The webhook of `method`: the fields of [`AiRequest::summary_view`].
+    pub fn event(&self, method: &str, accredited_status: &str, with_notes: bool) -> Event {
+        view_event(method, &self.summary_view(accredited_status, with_notes))
+    }
+}
+
+/// The record of getAiRequest's `request` array, in part 2's order: the request's fields,
+/// the account's `accountName` and `accreditedStatus` as stored, and the masked `clientId`
+/// and `developerAPIKey`.
+#[derive(Serialize)]
+pub struct Details<'a> {
+    #[serde(rename = "airequestId")]
+    id: &'a str,
+    #[serde(rename = "accountId")]
+    account_id: &'a str,
+    #[serde(rename = "aiMethod")]
+    ai_method: &'a str,
+    allow: &'a str,
+    #[serde(rename = "aiDate")]
+    ai_date: &'a str,
+    #[serde(rename = "reviewedBy")]
+    reviewed_by: &'a str,
+    notes: &'a str,
+    #[serde(rename = "aiRequestStatus")]
+    status: &'a str,
+    #[serde(rename = "createdDate")]
+    created: &'a str,
+    #[serde(rename = "accountName")]
+    account_name: &'a str,
+    #[serde(rename = "accreditedStatus")]
+    accredited_status: &'a str,
+    #[serde(rename = "clientId")]
+    client_id: &'a str,
+    #[serde(rename = "developerAPIKey")]
+    developer_api_key: &'a str,
+}
+
+/// `accountId`, `aiRequestStatus`, `airequestId`, [`notes`,] `accreditedStatus` (the
+/// account's value as stored after the call).
+#[derive(Serialize)]
+pub struct Summary<'a> {
+    #[serde(rename = "accountId")]
+    account_id: &'a str,
+    #[serde(rename = "aiRequestStatus")]
+    status: &'a str,
+    #[serde(rename = "airequestId")]
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    notes: Option<&'a str>,
+    #[serde(rename = "accreditedStatus")]
+    accredited_status: &'a str,
 }
 
 /// The account after a request moved to `request_status` at `now`, when that status
@@ -165,36 +208,6 @@ pub fn account_after(account: &Account, request_status: &str, now: &str) -> Opti
     a.accredited_status = decided.to_owned();
     a.updated = now.to_owned();
     Some(a)
-}
-
-/// The partition listing one account's requests.
-fn account_partition(client: &str, account_id: &str) -> String {
-    format!("{client}#AIREQUEST@{account_id}")
-}
-
-/// The attribute of an account entry naming its request.
-const ENTRY_REQUEST: &str = "airequestId";
-
-/// The entry that lists a new request under its account (written with the request).
-pub fn account_entry(client: &str, r: &AiRequest) -> Write {
-    let mut item = Key::new(account_partition(client, &r.account_id), sortable(&r.id)).item();
-    item.insert(ENTRY_REQUEST.into(), Val::S(r.id.clone()));
-    Write::Put {
-        item,
-        cond: Some(Cond::NotExists),
-    }
-}
-
-/// The query of one account's entries, newest request first.
-pub fn account_entries(client: &str, account_id: &str) -> Query {
-    let mut q = Query::new(Index::Table, account_partition(client, account_id));
-    q.forward = false;
-    q
-}
-
-/// The request an account entry names.
-pub fn entry_request_id(item: &Item) -> Option<&str> {
-    item.get(ENTRY_REQUEST).and_then(Val::as_str)
 }
 
 #[cfg(test)]

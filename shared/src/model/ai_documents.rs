@@ -3,16 +3,11 @@
 //! a [`Document`] of the account in its own owner partition, so that either kind is one
 //! query. Letters are generated here: a deterministic one-page PDF (the sandbox's letter).
 
-use bytes::Bytes;
-use serde_json::{Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
-use crate::blobs::{content_type, safe_name};
-use crate::ctx::Ctx;
-use crate::documents::{self, Document, Owner, DOCUMENT};
-use crate::error::ApiError;
+use crate::documents::{Document, Owner};
 use crate::model::Account;
-use crate::records;
-use crate::store::{Cond, Write};
 
 /// Owner kind of the verification documents an investor uploads.
 pub const EVIDENCE: &str = "AIDOC";
@@ -26,8 +21,9 @@ pub const PENDING: &str = "Pending";
 /// The `extra` key of a letter's accreditation request.
 pub const REQUEST: &str = "airequestId";
 
-/// How many of an account's newest verification documents [`set_documents_status`] moves
-/// at most, so that its writes fit one transaction beside the request's own.
+/// How many of an account's newest verification documents
+/// [`crate::records::ai_documents::set_documents_status`] moves at most, so that its writes
+/// fit one transaction beside the request's own.
 pub const STATUS_BATCH: usize = 50;
 
 /// The title every letter carries.
@@ -54,89 +50,48 @@ pub fn status(doc: &Document) -> &str {
     doc.extra.get(STATUS).and_then(Value::as_str).unwrap_or(PENDING)
 }
 
-/// The `documents` array elements of getAiRequest, oldest first: `id`, `documentid`,
-/// `documentTitle`, `documentFileName`, `documentFileReferenceCode`, `status` and a signed
-/// `documentUrl` valid for 15 minutes. Empty when the account has none (the caller leaves
-/// the key out then). The account itself is not checked here.
-pub async fn ai_documents_view(ctx: &Ctx, account_id: &str) -> Result<Vec<Map<String, Value>>, ApiError> {
-    let docs = documents::list(ctx, evidence(account_id)).await?;
-    let mut out = Vec::with_capacity(docs.len());
-    for d in docs {
-        let mut m = Map::new();
-        m.insert("id".into(), Value::from(d.id.as_str()));
-        m.insert("documentid".into(), Value::from(d.documentid.as_str()));
-        m.insert("documentTitle".into(), Value::from(d.document_title.as_str()));
-        m.insert("documentFileName".into(), Value::from(d.document_file_name.as_str()));
-        m.insert(
-            "documentFileReferenceCode".into(),
-            Value::from(d.document_file_reference_code.as_str()),
-        );
-        m.insert("status".into(), Value::from(status(&d)));
-        m.insert("documentUrl".into(), Value::from(d.url(ctx).await?));
-        out.push(m);
+/// A verification document as getAiRequest lists it.
+#[derive(Serialize)]
+pub struct AiDocumentView {
+    id: String,
+    documentid: String,
+    #[serde(rename = "documentTitle")]
+    document_title: String,
+    #[serde(rename = "documentFileName")]
+    document_file_name: String,
+    #[serde(rename = "documentFileReferenceCode")]
+    document_file_reference_code: String,
+    status: String,
+    #[serde(rename = "documentUrl")]
+    document_url: String,
+}
+
+impl AiDocumentView {
+    /// A verification document with its signed URL.
+    pub fn of(d: Document, document_url: String) -> Self {
+        AiDocumentView {
+            status: status(&d).to_owned(),
+            id: d.id,
+            documentid: d.documentid,
+            document_title: d.document_title,
+            document_file_name: d.document_file_name,
+            document_file_reference_code: d.document_file_reference_code,
+            document_url,
+        }
     }
-    Ok(out)
 }
 
-/// The writes that give the account's verification documents the review status `status`
-/// (the newest [`STATUS_BATCH`] whose status differs), conditioned on each still existing:
-/// for the transaction that decides an accreditation request.
-pub async fn set_documents_status(ctx: &Ctx, account_id: &str, status_value: &str) -> Result<Vec<Write>, ApiError> {
-    let docs = documents::list(ctx, evidence(account_id)).await?;
-    let mut writes = Vec::new();
-    for d in docs
-        .iter()
-        .rev()
-        .filter(|d| status(d) != status_value)
-        .take(STATUS_BATCH)
-    {
-        let mut after = d.clone();
-        after.extra.insert(STATUS.into(), Value::from(status_value));
-        writes.push(after.write(ctx.client_id(), evidence(account_id), Some(Cond::Exists))?);
-    }
-    Ok(writes)
-}
-
-/// The newest letter of an account, if any.
-pub async fn latest_letter(ctx: &Ctx, account_id: &str) -> Result<Option<Document>, ApiError> {
-    Ok(documents::list(ctx, letters(account_id)).await?.pop())
-}
-
-/// Issues the sandbox accreditation letter of an approved request: generates the PDF
-/// ([`letter_pdf`]), stores its bytes, and answers its record and the write the caller
-/// commits with the approval (then call [`documents::discard`] with the document should
-/// that commit fail). `148` when the account does not exist (or is deleted).
-pub async fn issue_letter(ctx: &Ctx, account_id: &str, airequest_id: &str) -> Result<(Document, Vec<Write>), ApiError> {
-    let account = records::live::<Account>(ctx, account_id, || {
-        ApiError::coded("148", "Account is not exist/active.")
-    })
-    .await?
-    .rec;
-    let issued = ctx.now();
-    let bytes = letter_pdf(&account, airequest_id, &issued);
-    let id = ctx.next_id(DOCUMENT).await?;
-    let file_name = format!("accreditation-letter-{}.pdf", safe_name(airequest_id));
-    let owner = letters(account_id);
-    let blob_key = documents::blob_key(ctx.client_id(), owner, &id, &file_name);
-    ctx.blobs()?
-        .put(&blob_key, Bytes::from(bytes), content_type(&file_name))
-        .await
-        .map_err(|e| ApiError::internal_from("letter not stored", e))?;
-    let mut extra = Map::new();
-    extra.insert(REQUEST.into(), Value::from(airequest_id));
-    let doc = Document {
-        documentid: documents::short_code(&id),
-        id,
-        owner: account_id.to_owned(),
-        document_title: LETTER_TITLE.into(),
-        document_file_name: file_name,
-        document_file_reference_code: documents::reference_code(),
-        blob_key,
-        created_date: issued,
-        extra,
-    };
-    let write = doc.write(ctx.client_id(), owner, Some(Cond::NotExists))?;
-    Ok((doc, vec![write]))
+/// getAiLetter's record of the latest letter.
+#[derive(Serialize)]
+pub struct LetterView<'a> {
+    #[serde(rename = "accountId")]
+    pub account_id: &'a str,
+    #[serde(rename = "documentFileName")]
+    pub document_file_name: &'a str,
+    #[serde(rename = "createdDate")]
+    pub created_date: &'a str,
+    #[serde(rename = "documentUrl")]
+    pub document_url: String,
 }
 
 /// Text as a PDF string literal: `\`, `(` and `)` escaped, anything outside printable
@@ -236,6 +191,8 @@ pub fn letter_pdf(account: &Account, airequest_id: &str, issued: &str) -> Vec<u8
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Map;
+
     use super::*;
 
     fn account() -> Account {
@@ -274,77 +231,6 @@ mod tests {
         }
         let other = letter_pdf(&account(), "100005", "2024-05-06 07:08:09");
         assert_ne!(text.into_bytes(), other);
-    }
-
-    /// A context of client `c1` over an embedded store and a local blob directory.
-    async fn ctx() -> (Ctx, std::path::PathBuf) {
-        use std::sync::Arc;
-        let dir = std::env::temp_dir().join(format!("ips-letters-{}", crate::ids::unique()));
-        let blobs = crate::blobs::DirBlobs::open(dir.clone(), "http://letters.test").unwrap();
-        let store: Arc<dyn crate::store::Store> = Arc::new(crate::store::embedded::EmbeddedStore::in_memory());
-        let app = crate::App::new(
-            store.clone(),
-            Arc::new(crate::queue::embedded::EmbeddedQueue::default()),
-            Arc::new(crate::clock::SystemClock),
-            crate::Environment::Sandbox,
-            crate::Routes::new(),
-        )
-        .with_blobs(Arc::new(blobs));
-        let app = Arc::new(app);
-        app.ensure_dev_client("c1", "k").await.unwrap();
-        let client = crate::auth::load_client(store.as_ref(), "c1").await.unwrap().unwrap();
-        let ctx = Ctx {
-            app: app.ports.clone(),
-            client: Arc::new(client),
-            ip: std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
-            request_id: "t".into(),
-            operation: "test".into(),
-            pii: crate::auth::PiiLevel::High,
-            committed: Arc::default(),
-        };
-        (ctx, dir)
-    }
-
-    #[tokio::test]
-    async fn issued_letters_are_stored_listed_and_served() {
-        let (ctx, dir) = ctx().await;
-        let err = issue_letter(&ctx, "A1000001", "100007").await.unwrap_err();
-        assert_eq!(err.code(), "148");
-        let mut a = account();
-        a.created = ctx.now();
-        ctx.commit(records::insert("c1", &a).unwrap(), Vec::new())
-            .await
-            .unwrap();
-        assert_eq!(latest_letter(&ctx, &a.id).await.unwrap(), None);
-
-        let (first, writes) = issue_letter(&ctx, &a.id, "100007").await.unwrap();
-        ctx.commit(writes, Vec::new()).await.unwrap();
-        let (second, writes) = issue_letter(&ctx, &a.id, "100008").await.unwrap();
-        ctx.commit(writes, Vec::new()).await.unwrap();
-        assert_eq!(latest_letter(&ctx, &a.id).await.unwrap().as_ref(), Some(&second));
-        assert_ne!(first.id, second.id);
-        assert_eq!(second.document_file_name, "accreditation-letter-100008.pdf");
-        assert_eq!(second.extra.get(REQUEST), Some(&Value::from("100008")));
-
-        let url = second.url(&ctx).await.unwrap();
-        let (path, query) = url
-            .strip_prefix("http://letters.test")
-            .unwrap()
-            .split_once('?')
-            .unwrap();
-        let served = ctx.blobs().unwrap().serve(path, Some(query)).await;
-        let expected = letter_pdf(&a, "100008", &second.created_date);
-        assert_eq!(
-            served,
-            Some(crate::blobs::Served::Found {
-                bytes: Bytes::from(expected),
-                content_type: "application/pdf"
-            })
-        );
-        // Letters are not verification documents.
-        assert!(ai_documents_view(&ctx, &a.id).await.unwrap().is_empty());
-        assert!(set_documents_status(&ctx, &a.id, "Approved").await.unwrap().is_empty());
-        std::fs::remove_dir_all(dir).ok();
     }
 
     #[test]

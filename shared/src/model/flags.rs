@@ -5,10 +5,8 @@
 //!
 //! SSNs compare by their digits only (`123-45-6789` = `123456789`); email addresses
 //! case-insensitively, surrounding blanks ignored. An operation checks a value by adding a
-//! [`Write::Check`] that the flag item is absent to its own transaction: no extra read, and
+//! `Write::Check` that the flag item is absent to its own transaction: no extra read, and
 //! a flag added concurrently is honoured atomically.
-
-use crate::store::{Cond, Key, Write};
 
 /// Which list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,23 +67,6 @@ impl FlagKind {
             })
         }
     }
-
-    /// The key of a normalized value's flag item.
-    pub fn key(self, normalized: &str) -> Key {
-        Key::new(
-            self.partition(),
-            blake3::hash(normalized.as_bytes()).to_hex().to_string(),
-        )
-    }
-
-    /// The transaction item that fails when `raw` is flagged; `None` for an empty value.
-    pub fn check(self, raw: &str) -> Option<Write> {
-        let n = self.normalize(raw)?;
-        Some(Write::Check {
-            key: self.key(&n),
-            cond: Cond::NotExists,
-        })
-    }
 }
 
 /// The attribute of a flag item holding the normalized value.
@@ -99,10 +80,8 @@ mod tests {
     fn ssns_compare_by_digits_and_emails_without_case() {
         let k = FlagKind::Ssn;
         assert_eq!(k.normalize("123-45-6789"), k.normalize("123456789"));
-        assert_eq!(k.key("123456789"), k.key(&k.normalize("123-45-6789").unwrap()));
         let e = FlagKind::Email;
         assert_eq!(e.normalize(" Ann@Example.COM "), Some("ann@example.com".into()));
-        assert!(e.check("").is_none() && k.check("--").is_none());
         assert!(k.normalize_for_list("12-34").is_err());
         assert!(e.normalize_for_list("not an email").is_err());
         assert_eq!(e.normalize_for_list("A@B.c").unwrap(), "a@b.c");

@@ -5,11 +5,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::ApiError;
 use crate::ids::IdKind;
 use crate::providers::kyc::Question;
 use crate::records::Record;
-use crate::store::{Cond, Key, Store, Val, Write};
 
 /// Numbers handed to the provider as references (its sandbox uses them as report IDs).
 pub const REPORT: IdKind = IdKind {
@@ -163,36 +161,6 @@ impl KycRequest {
     }
 }
 
-/// The key of the entry naming the investor of a request ID (written with the request), so
-/// that a request is found by its `requestId` with one read.
-pub fn request_ref_key(client: &str, request_id: &str) -> Key {
-    Key::new(format!("{client}#KYCREQUESTID"), request_id)
-}
-
-const REF_INVESTOR: &str = "investorId";
-
-/// The entry naming `investor` as the owner of `request_id`.
-pub fn request_ref(client: &str, request_id: &str, investor: &str) -> Write {
-    let mut item = request_ref_key(client, request_id).item();
-    item.insert(REF_INVESTOR.into(), Val::S(investor.to_owned()));
-    Write::Put {
-        item,
-        cond: Some(Cond::NotExists),
-    }
-}
-
-/// The investor whose manual request has this `requestId`, if any.
-pub async fn investor_of_request(
-    store: &dyn Store,
-    client: &str,
-    request_id: &str,
-) -> Result<Option<String>, ApiError> {
-    Ok(store
-        .get(&request_ref_key(client, request_id))
-        .await?
-        .and_then(|i| i.get(REF_INVESTOR).and_then(Val::as_str).map(str::to_owned)))
-}
-
 impl Record for KycRequest {
     const KIND: &'static str = "KYCREQUEST";
     fn id(&self) -> &str {
@@ -234,4 +202,68 @@ impl Record for BillingEntry {
     fn deleted(&self) -> bool {
         self.deleted
     }
+}
+
+/// performKycAml's and performKycAmlBasic's answer, also stored as the check's response: an
+/// entity's `AML SCORE` or an individual's `kyc.response`, then the statuses.
+#[derive(Serialize)]
+pub struct CheckOutcome<'a> {
+    #[serde(rename = "AML SCORE", skip_serializing_if = "Option::is_none")]
+    pub aml_score: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kyc: Option<ProviderResponse>,
+    pub kycstatus: &'a str,
+    pub amlstatus: &'a str,
+}
+
+/// A provider's raw result under `response`.
+#[derive(Serialize)]
+pub struct ProviderResponse {
+    pub response: Value,
+}
+
+/// The performKycAml and performKycAmlBasic webhook.
+#[derive(Serialize)]
+pub struct CheckEvent<'a> {
+    #[serde(rename = "partyId")]
+    pub party_id: &'a str,
+    pub kycstatus: &'a str,
+    pub amlstatus: &'a str,
+}
+
+/// performAml's `partyDetails`: the raw watch-list result and the status it decides.
+#[derive(Serialize)]
+pub struct AmlDetails<'a> {
+    pub response: Value,
+    #[serde(rename = "amlStatus")]
+    pub aml_status: &'a str,
+}
+
+/// updateKycAml's record and webhook once the answers pass.
+#[derive(Serialize)]
+pub struct KycPassed<'a> {
+    #[serde(rename = "partyId")]
+    pub party_id: &'a str,
+    #[serde(rename = "kycStatus")]
+    pub kyc_status: &'a str,
+}
+
+/// getKycAml's `Party Status`.
+#[derive(Serialize)]
+pub struct PartyStatus<'a> {
+    #[serde(rename = "PartyID")]
+    pub party_id: &'a str,
+    #[serde(rename = "AML status")]
+    pub aml_status: &'a str,
+    #[serde(rename = "AML date")]
+    pub aml_date: &'a str,
+}
+
+/// requestKycAml's record.
+#[derive(Serialize)]
+pub struct RequestRef<'a> {
+    #[serde(rename = "investorId")]
+    pub investor_id: &'a str,
+    #[serde(rename = "requestId")]
+    pub request_id: &'a str,
 }

@@ -1,12 +1,9 @@
 //! Account notes (addAccountNote, getAccountNotes): `authorname`, `note`, `createdDate`.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
-use crate::error::ApiError;
 use crate::ids::sortable;
-use crate::records::{self, Record};
-use crate::store::{Query, SkRange, Store};
+use crate::records::Record;
 
 /// A note on an account. Stored under `<accountId>#<note ID>` in the client's note
 /// partition, so that one query reads an account's notes in the order they were added.
@@ -53,28 +50,30 @@ impl AccountNote {
         }
     }
 
-    /// The note record of part 2: `authorname`, `note`, `createdDate`.
-    pub fn view(&self) -> Value {
-        json!({"authorname": self.authorname, "note": self.note, "createdDate": self.created})
+    /// The note record of part 2 (also addAccountNote's webhook).
+    pub fn view(&self) -> NoteView<'_> {
+        NoteView {
+            authorname: &self.authorname,
+            note: &self.note,
+            created: &self.created,
+        }
     }
 }
 
-/// The live notes of an account, oldest first.
-pub async fn account_notes(store: &dyn Store, client: &str, account: &str) -> Result<Vec<AccountNote>, ApiError> {
-    let mut q = Query::new(crate::store::Index::Table, records::partition::<AccountNote>(client));
-    q.sk = SkRange::BeginsWith(format!("{account}#"));
-    let mut out = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            let n = records::from_item::<AccountNote>(item)?.rec;
-            if !n.deleted {
-                out.push(n);
-            }
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
-        }
-    }
+/// The note record of part 2: `authorname`, `note`, `createdDate`.
+#[derive(Serialize)]
+pub struct NoteView<'a> {
+    authorname: &'a str,
+    note: &'a str,
+    #[serde(rename = "createdDate")]
+    created: &'a str,
+}
+
+/// The getAccountNotes webhook: the account and how many notes it has.
+#[derive(Serialize)]
+pub struct NotesCount<'a> {
+    #[serde(rename = "accountId")]
+    pub account_id: &'a str,
+    #[serde(rename = "notesCount")]
+    pub notes_count: usize,
 }

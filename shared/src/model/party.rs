@@ -276,3 +276,84 @@ impl Entity {
         .any(|f| f.to_lowercase().contains(needle))
     }
 }
+
+/// The record createParty, updateParty and updateEntity answer and send as their webhook.
+#[derive(Serialize)]
+pub struct StatusView<'a> {
+    #[serde(rename = "partyId")]
+    id: &'a str,
+    #[serde(rename = "KYCstatus")]
+    kyc_status: &'a str,
+    #[serde(rename = "AMLstatus")]
+    aml_status: &'a str,
+}
+
+/// What individual parties and entities share and change alike (KYC/AML decisions,
+/// archiving, virtual deletes).
+pub trait PartyRecord: Record + Clone {
+    /// `kycStatus`, `amlStatus` and `amlDate`.
+    fn statuses_mut(&mut self) -> (&mut String, &mut String, &mut String);
+    fn archived_mut(&mut self) -> &mut bool;
+    fn deleted_mut(&mut self) -> &mut bool;
+    fn updated_mut(&mut self) -> &mut String;
+    fn status_view(&self) -> StatusView<'_>;
+
+    /// Sets `kycStatus` when given and `amlStatus` with `amlDate` when given, at `now`.
+    fn set_statuses(&mut self, kyc: Option<&str>, aml: Option<(&str, &str)>, now: &str) {
+        let (k, a, d) = self.statuses_mut();
+        if let Some(v) = kyc {
+            *k = v.to_owned();
+        }
+        if let Some((v, date)) = aml {
+            *a = v.to_owned();
+            *d = date.to_owned();
+        }
+        *self.updated_mut() = now.to_owned();
+    }
+}
+
+macro_rules! party_record {
+    ($t:ty) => {
+        impl PartyRecord for $t {
+            fn statuses_mut(&mut self) -> (&mut String, &mut String, &mut String) {
+                (&mut self.kyc_status, &mut self.aml_status, &mut self.aml_date)
+            }
+            fn archived_mut(&mut self) -> &mut bool {
+                &mut self.archived
+            }
+            fn deleted_mut(&mut self) -> &mut bool {
+                &mut self.deleted
+            }
+            fn updated_mut(&mut self) -> &mut String {
+                &mut self.updated
+            }
+            fn status_view(&self) -> StatusView<'_> {
+                StatusView {
+                    id: &self.id,
+                    kyc_status: &self.kyc_status,
+                    aml_status: &self.aml_status,
+                }
+            }
+        }
+    };
+}
+
+party_record!(Party);
+party_record!(Entity);
+
+/// A party or entity named by its ID alone (createEntity's record, the delete and upload
+/// webhooks).
+#[derive(Serialize)]
+pub struct PartyRef<'a> {
+    #[serde(rename = "partyId")]
+    pub id: &'a str,
+}
+
+/// updatePartyEntityArchivestatus's record and webhook: `archiveStatus` `1` or `0`.
+#[derive(Serialize)]
+pub struct ArchiveView<'a> {
+    #[serde(rename = "partyId")]
+    pub id: &'a str,
+    #[serde(rename = "archiveStatus")]
+    pub archive_status: &'a str,
+}

@@ -3,6 +3,13 @@
 //! `createdDate` then ID; per-client counters kept in the same transaction as the writes
 //! give `totalRecords` without reading the list.
 
+pub mod accreditation;
+pub mod ai_documents;
+pub mod flags;
+pub mod kyc;
+pub mod link;
+pub mod note;
+pub mod party;
 pub mod trade;
 
 use rust_decimal::Decimal;
