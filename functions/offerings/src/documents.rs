@@ -12,9 +12,9 @@ use shared::ids::sortable;
 use shared::model::offering::{self, Offering};
 use shared::model::validate;
 use shared::records::Stored;
-use shared::store::{Cond, Key, StoreError, Val, Write};
+use shared::store::{Cond, Key, Val, Write};
 use shared::webhooks::Event;
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use crate::support::{live_offering, numeric_id, offering_live_check, record_event};
 use crate::watermark;
@@ -202,7 +202,10 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = offering.rec.id.as_str();
     let client = ctx.client_id().to_owned();
     let (mut docs, _) = documents::store_with(&ctx, owner(id), files, &extra).await?;
-    let result = commit_new(&ctx, &client, id, &mut docs, &reference).await;
+    for d in docs.iter_mut() {
+        d.document_file_reference_code.clone_from(&reference);
+    }
+    let result = commit_new(&ctx, client, id.to_owned(), docs.clone()).await;
     match result {
         Ok(records) => Ok(Reply::ok().with_value("document_details", Value::Array(records))),
         Err(e) => {
@@ -212,34 +215,30 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     }
 }
 
-/// Commits the new documents (with the client's reference code), their pointers and the
-/// check that the offering is still live, with one webhook per document; answers their
-/// records.
+/// Commits the new documents, their pointers and the check that the offering is still live
+/// (`138`), with one webhook per document; answers their records.
 async fn commit_new(
     ctx: &Ctx,
-    client: &str,
-    offering_id: &str,
-    docs: &mut [Document],
-    reference: &str,
+    client: String,
+    offering_id: String,
+    docs: Vec<Document>,
 ) -> Result<Vec<Value>, ApiError> {
-    let mut writes = Vec::with_capacity(docs.len() * 2 + 1);
-    let mut records = Vec::with_capacity(docs.len());
-    let mut events = Vec::with_capacity(docs.len());
-    for d in docs.iter_mut() {
-        d.document_file_reference_code = reference.to_owned();
-        writes.push(d.write(client, owner(offering_id), Some(Cond::NotExists))?);
-        writes.push(pointer_write(client, &d.id, offering_id));
-        let r = record(ctx, d, "documentReferenceCode").await?;
-        events.push(record_event("addDocumentsforOffering", &r));
-        records.push(Value::Object(r));
-    }
-    let check_at = writes.len();
-    writes.push(offering_live_check(client, offering_id));
-    match ctx.commit(writes, events).await {
-        Ok(()) => Ok(records),
-        Err(StoreError::ConditionFailed { index: Some(i) }) if i == check_at => Err(offering::no_offering()),
-        Err(e) => Err(e.into()),
-    }
+    ctx.transact(async move |ctx, _| {
+        let mut writes = Vec::with_capacity(docs.len() * 2);
+        let mut records = Vec::with_capacity(docs.len());
+        let mut events = Vec::with_capacity(docs.len());
+        for d in &docs {
+            writes.push(d.write(&client, owner(&offering_id), Some(Cond::NotExists))?);
+            writes.push(pointer_write(&client, &d.id, &offering_id));
+            let r = record(&ctx, d, "documentReferenceCode").await?;
+            events.push(record_event("addDocumentsforOffering", &r));
+            records.push(Value::Object(r));
+        }
+        Ok(Plan::new(writes, records)
+            .check(offering_live_check(&client, &offering_id), offering::no_offering())
+            .events(events))
+    })
+    .await
 }
 
 /// The getDocumentsforOffering element.
@@ -267,21 +266,23 @@ async fn view(ctx: &Ctx, d: &Document) -> Result<Value, ApiError> {
 /// sent; `url` signed, 15 minutes). No document: body statusCode `404` `error in opening
 /// document` (observed). Unknown offering `138`, non-numeric `106` (CONTRACT's order).
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let s = live_offering(&ctx, &p).await?;
-    let docs = documents::list(&ctx, owner(&s.rec.id)).await?;
-    if docs.is_empty() {
-        return Err(no_documents());
-    }
-    let mut out = Vec::with_capacity(docs.len());
-    for d in &docs {
-        out.push(view(&ctx, d).await?);
-    }
-    let ids: Vec<&str> = docs.iter().map(|d| d.id.as_str()).collect();
-    let event = Event::new("getDocumentsforOffering")
-        .field("offeringId", s.rec.id.clone())
-        .field("documentIds", ids.join(","));
-    ctx.commit(Vec::new(), vec![event]).await?;
-    Ok(Reply::ok().with_value("document_details", Value::Array(out)))
+    ctx.transact(async move |ctx, _| {
+        let s = live_offering(&ctx, &p).await?;
+        let docs = documents::list(&ctx, owner(&s.rec.id)).await?;
+        if docs.is_empty() {
+            return Err(no_documents());
+        }
+        let mut out = Vec::with_capacity(docs.len());
+        for d in &docs {
+            out.push(view(&ctx, d).await?);
+        }
+        let ids: Vec<&str> = docs.iter().map(|d| d.id.as_str()).collect();
+        let event = Event::new("getDocumentsforOffering")
+            .field("offeringId", s.rec.id.clone())
+            .field("documentIds", ids.join(","));
+        Ok(Plan::answer(Reply::ok().with_value("document_details", Value::Array(out))).event(event))
+    })
+    .await
 }
 
 /// A value updateOfferingDocument may change: `None` when not sent, `106` when sent blank.
@@ -359,22 +360,22 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         None => {}
     }
     let client = ctx.client_id();
-    let writes = vec![
-        doc.write(client, owner(&offering.rec.id), Some(Cond::Exists))?,
-        offering_live_check(client, &offering.rec.id),
-    ];
+    let write = doc.write(client, owner(&offering.rec.id), Some(Cond::Exists))?;
+    let live = offering_live_check(client, &offering.rec.id);
     let mut m = Map::new();
     m.insert("documentId".into(), doc.id.clone().into());
     m.insert("documentTitle".into(), doc.document_title.clone().into());
     m.insert("documentURL".into(), doc.url(&ctx).await?.into());
     m.insert("offeringId".into(), offering.rec.id.clone().into());
-    match ctx.commit(writes, vec![record_event(&ctx.operation, &m)]).await {
-        Ok(()) => {}
-        Err(StoreError::ConditionFailed { index: Some(0) }) => return Err(no_document()),
-        Err(StoreError::ConditionFailed { index: Some(1) }) => return Err(offering::no_offering()),
-        Err(e) => return Err(e.into()),
-    }
-    Ok(Reply::ok().with_value("document_details", Value::Array(vec![Value::Object(m)])))
+    let event = record_event(&ctx.operation, &m);
+    let reply = Reply::ok().with_value("document_details", Value::Array(vec![Value::Object(m)]));
+    ctx.transact(async move |_, _| {
+        Ok(Plan::answer(reply.clone())
+            .check(write.clone(), no_document())
+            .check(live.clone(), offering::no_offering())
+            .event(event.clone()))
+    })
+    .await
 }
 
 /// `POST /v3/deleteDocumentsforOffering`: `offeringId`, `documentId` (ID or short code);
@@ -389,22 +390,22 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         .await?
         .ok_or_else(no_document)?;
     let client = ctx.client_id();
-    let writes = vec![
-        doc.delete(client, owner(&s.rec.id)),
-        Write::Delete {
-            key: pointer_key(client, &doc.id),
-            cond: None,
-        },
-    ];
+    let delete = doc.delete(client, owner(&s.rec.id));
+    let pointer = Write::Delete {
+        key: pointer_key(client, &doc.id),
+        cond: None,
+    };
     let event = Event::new("deleteDocumentsforOffering")
         .field("offeringId", s.rec.id.clone())
         .field("documentId", doc.id.clone());
-    match ctx.commit(writes, vec![event]).await {
-        Ok(()) => {}
-        // Deleted by a concurrent call in between.
-        Err(StoreError::ConditionFailed { .. }) => return Err(no_document()),
-        Err(e) => return Err(e.into()),
-    }
+    // A failed delete: deleted by a concurrent call in between.
+    ctx.transact(async move |_, _| {
+        Ok(Plan::answer(())
+            .check(delete.clone(), no_document())
+            .write(pointer.clone())
+            .event(event.clone()))
+    })
+    .await?;
     documents::discard(&ctx, std::slice::from_ref(&doc)).await;
     Ok(Reply::ok().with_value("document_details", Value::from(DELETED)))
 }

@@ -7,11 +7,11 @@ use shared::model::issuer::{
 };
 use shared::model::validate;
 use shared::records::{self, Record};
-use shared::store::{StoreError, Write, MAX_TRANSACTION_WRITES};
+use shared::store::{Write, MAX_TRANSACTION_WRITES};
 use shared::webhooks::Event;
-use shared::{insert_array, op, ApiError, Ctx, Params, Reply, Routes};
+use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, numeric_id, record_event, redact, required_if_permitted, RETRIES};
+use crate::support::{numeric_id, record_event, redact, required_if_permitted};
 
 /// The fields a createIssuerAccount request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -103,8 +103,11 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
     let issuer_id = numeric_id(&p, "issuerId")?;
     let mut account = account_from_params(&ctx, &p, &issuer_id)?;
-    let issuer = live_issuer(ctx.store(), ctx.client_id(), &issuer_id).await?;
-    for _ in 0..RETRIES {
+    let issuer_status = live_issuer(ctx.store(), ctx.client_id(), &issuer_id)
+        .await?
+        .rec
+        .issuer_status;
+    ctx.transact(async move |ctx, _| {
         let existing = records::load::<IssuerAccount>(ctx.store(), ctx.client_id(), &issuer_id).await?;
         let now = ctx.now();
         account.updated.clone_from(&now);
@@ -122,26 +125,18 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 (records::replace(ctx.client_id(), s, &account)?, true)
             }
         };
-        let record = account.created_view(&issuer.rec.issuer_status);
+        let record = account.created_view(&issuer_status);
         let mut payload = record.clone();
         redact(&mut payload, SENSITIVE);
-        match ctx
-            .commit(writes, vec![record_event("createIssuerAccount", &payload)])
-            .await
-        {
-            Ok(()) => {
-                let details = if updated {
-                    json!({"1": [record]})
-                } else {
-                    insert_array(record)
-                };
-                return Ok(Reply::ok().with_value("Financial issuer details", details));
-            }
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(busy())
+        let details = if updated {
+            json!({"1": [record]})
+        } else {
+            insert_array(record)
+        };
+        let reply = Reply::ok().with_value("Financial issuer details", details);
+        Ok(Plan::new(writes, reply).event(record_event("createIssuerAccount", &payload)))
+    })
+    .await
 }
 
 /// The issuer's live financial account: `106` for a missing or non-numeric `issuerId`,
@@ -158,21 +153,23 @@ async fn issuer_account(ctx: &Ctx, p: &Params) -> Result<records::Stored<IssuerA
 /// `POST /v3/getIssuerAccount`: `statusDesc` is the account object (SSN and `dob` decoded),
 /// then `issuerId` and `Financial issuer details`, the custodian records.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let s = issuer_account(&ctx, &p).await?;
-    let status = s.rec.status_view();
-    let custodian_records: Vec<Value> = custodians(ctx.store(), ctx.client_id(), &s.rec.issuer_id)
-        .await?
-        .iter()
-        .map(|c| c.view())
-        .collect();
-    let mut payload = status.clone();
-    redact(&mut payload, SENSITIVE);
-    ctx.commit(Vec::new(), vec![record_event("getIssuerAccount", &payload)])
-        .await?;
-    Ok(Reply::ok()
-        .desc_value(Value::Object(status))
-        .with("issuerId", &s.rec.issuer_id)
-        .with_value("Financial issuer details", Value::Array(custodian_records)))
+    ctx.transact(async move |ctx, _| {
+        let s = issuer_account(&ctx, &p).await?;
+        let status = s.rec.status_view();
+        let custodian_records: Vec<Value> = custodians(ctx.store(), ctx.client_id(), &s.rec.issuer_id)
+            .await?
+            .iter()
+            .map(|c| c.view())
+            .collect();
+        let mut payload = status.clone();
+        redact(&mut payload, SENSITIVE);
+        let reply = Reply::ok()
+            .desc_value(Value::Object(status))
+            .with("issuerId", &s.rec.issuer_id)
+            .with_value("Financial issuer details", Value::Array(custodian_records));
+        Ok(Plan::answer(reply).event(record_event("getIssuerAccount", &payload)))
+    })
+    .await
 }
 
 /// `POST /v3/deleteIssuerAccount`: with `providerid`, deletes that custodian record only
@@ -192,54 +189,51 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             .field("issuerId", issuer_id.clone())
             .field("providerid", provider.clone());
         let write = custodian_delete(ctx.client_id(), &issuer_id, &provider);
-        return match ctx.commit(vec![write], vec![event]).await {
-            Ok(()) => Ok(done()),
-            Err(StoreError::ConditionFailed { .. }) => Err(ApiError::coded(
-                "136",
-                "Issuer Financial Account custodian record does not exist.",
-            )),
-            Err(e) => Err(e.into()),
-        };
+        let missing = ApiError::coded("136", "Issuer Financial Account custodian record does not exist.");
+        ctx.transact(async move |_, _| {
+            Ok(Plan::answer(())
+                .check(write.clone(), missing.clone())
+                .event(event.clone()))
+        })
+        .await?;
+        return Ok(done());
     }
-    for _ in 0..RETRIES {
-        let stored = issuer_account(&ctx, &p).await?;
-        let mut after = stored.rec.clone();
-        after.deleted = true;
-        after.updated = ctx.now();
-        let mut writes = records::replace(ctx.client_id(), &stored, &after)?;
-        let providers: Vec<String> = custodians(ctx.store(), ctx.client_id(), &issuer_id)
-            .await?
-            .into_iter()
-            .map(|c| c.providerid)
+    let id = issuer_id.clone();
+    let later = ctx
+        .transact(async move |ctx, _| {
+            let stored = issuer_account(&ctx, &p).await?;
+            let mut after = stored.rec.clone();
+            after.deleted = true;
+            after.updated = ctx.now();
+            let mut writes = records::replace(ctx.client_id(), &stored, &after)?;
+            let providers: Vec<String> = custodians(ctx.store(), ctx.client_id(), &id)
+                .await?
+                .into_iter()
+                .map(|c| c.providerid)
+                .collect();
+            let room = MAX_TRANSACTION_WRITES - writes.len() - 1;
+            let (now, later) = providers.split_at(providers.len().min(room));
+            writes.extend(now.iter().map(|provider| Write::Delete {
+                key: custodian_key(ctx.client_id(), &id, provider),
+                cond: None,
+            }));
+            let event = Event::new("deleteIssuerAccount").field("issuerId", id.clone());
+            Ok(Plan::new(writes, later.to_vec()).event(event))
+        })
+        .await?;
+    // Beyond one transaction's room: cleared afterwards (the account is already deleted, so
+    // nothing reads them).
+    for chunk in later.chunks(MAX_TRANSACTION_WRITES) {
+        let deletes = chunk
+            .iter()
+            .map(|id| Write::Delete {
+                key: custodian_key(ctx.client_id(), &issuer_id, id),
+                cond: None,
+            })
             .collect();
-        let room = MAX_TRANSACTION_WRITES - writes.len() - 1;
-        let (now, later) = providers.split_at(providers.len().min(room));
-        writes.extend(now.iter().map(|id| Write::Delete {
-            key: custodian_key(ctx.client_id(), &issuer_id, id),
-            cond: None,
-        }));
-        let event = Event::new("deleteIssuerAccount").field("issuerId", issuer_id.clone());
-        match ctx.commit(writes, vec![event]).await {
-            Ok(()) => {
-                // Beyond one transaction's room: cleared afterwards (the account is already
-                // deleted, so nothing reads them).
-                for chunk in later.chunks(MAX_TRANSACTION_WRITES) {
-                    let deletes = chunk
-                        .iter()
-                        .map(|id| Write::Delete {
-                            key: custodian_key(ctx.client_id(), &issuer_id, id),
-                            cond: None,
-                        })
-                        .collect();
-                    ctx.store().write(deletes).await?;
-                }
-                return Ok(done());
-            }
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
+        ctx.store().write(deletes).await?;
     }
-    Err(busy())
+    Ok(done())
 }
 
 /// The issuer financial account routes.

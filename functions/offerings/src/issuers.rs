@@ -8,11 +8,10 @@ use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::model::issuer::{live_issuer, no_issuer, Issuer, IssuerAccount};
 use shared::records::{self, Stored};
-use shared::store::StoreError;
 use shared::webhooks::Event;
-use shared::{insert_array, op, ApiError, Ctx, Params, Reply, Routes};
+use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, ids_event, newest, numeric_id, record_event, required_if_permitted, RETRIES};
+use crate::support::{ids_event, newest, numeric_id, record_event, required_if_permitted};
 
 /// The fields an issuer request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -75,9 +74,11 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let event = Event::new("createIssuer")
         .field("issuerId", issuer.id.clone())
         .field("issuerStatus", issuer.issuer_status.clone());
-    ctx.commit(records::insert(ctx.client_id(), &issuer)?, vec![event])
-        .await?;
-    Ok(Reply::ok().with("issuerDetails", insert_array(record)))
+    ctx.transact(async move |ctx, _| {
+        Ok(Plan::new(records::insert(ctx.client_id(), &issuer)?, record.clone()).event(event.clone()))
+    })
+    .await
+    .map(|record| Reply::ok().with("issuerDetails", insert_array(record)))
 }
 
 /// The issuer an update names: `106` when `issuerId` is missing, `136` when it is malformed
@@ -107,7 +108,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let phone_number = phone(&p)?;
     let status = p.opt(&["issuerStatus"])?;
     let field1 = p.opt(&["field1"])?;
-    for _ in 0..RETRIES {
+    ctx.transact(async move |ctx, _| {
         let stored = issuer_to_update(&ctx, &p).await?;
         let mut after = stored.rec.clone();
         let fields = [
@@ -136,16 +137,10 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         let event = Event::new("updateIssuer")
             .field("issuerId", after.id.clone())
             .field("issuerStatus", after.issuer_status.clone());
-        match ctx
-            .commit(records::replace(ctx.client_id(), &stored, &after)?, vec![event])
-            .await
-        {
-            Ok(()) => return Ok(Reply::ok().with("issuerDetails", insert_array(record))),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(busy())
+        let reply = Reply::ok().with("issuerDetails", insert_array(record));
+        Ok(Plan::new(records::replace(ctx.client_id(), &stored, &after)?, reply).event(event))
+    })
+    .await
 }
 
 /// The issuer a read or delete names: `106` when missing or not numeric, `136` when unknown.
@@ -156,16 +151,22 @@ async fn named_issuer(ctx: &Ctx, p: &Params) -> Result<Stored<Issuer>, ApiError>
 
 /// `POST /v3/getIssuer`: `issuerDetails`, an array of the one issuer record.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let s = named_issuer(&ctx, &p).await?;
-    let record = s.rec.view();
-    ctx.commit(Vec::new(), vec![record_event("getIssuer", &record)]).await?;
-    Ok(Reply::ok().with_value("issuerDetails", Value::Array(vec![Value::Object(record)])))
+    ctx.transact(async move |ctx, _| {
+        let s = named_issuer(&ctx, &p).await?;
+        let record = s.rec.view();
+        let event = record_event("getIssuer", &record);
+        Ok(
+            Plan::answer(Reply::ok().with_value("issuerDetails", Value::Array(vec![Value::Object(record)])))
+                .event(event),
+        )
+    })
+    .await
 }
 
 /// `POST /v3/deleteIssuer`: a virtual delete, with the issuer's financial account (so that
 /// a live account always has a live issuer). The issuer's offerings stay as they are.
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    for _ in 0..RETRIES {
+    ctx.transact(async move |ctx, _| {
         let stored = named_issuer(&ctx, &p).await?;
         let mut after = stored.rec.clone();
         after.deleted = true;
@@ -181,23 +182,21 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             }
         }
         let event = Event::new("deleteIssuer").field("issuerId", after.id.clone());
-        match ctx.commit(writes, vec![event]).await {
-            Ok(()) => return Ok(Reply::ok().desc("Issuer deleted successfully!")),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(busy())
+        Ok(Plan::new(writes, Reply::ok().desc("Issuer deleted successfully!")).event(event))
+    })
+    .await
 }
 
 /// `POST /v3/getAllIssuers` (deprecated; `GET /v3/issuers` replaces it): no parameters;
 /// `issuerDetails`, the live issuers newest first, at most 10,000.
 pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
-    let issuers = newest::<Issuer>(&ctx, ALL_MAX).await?;
-    let event = ids_event("getAllIssuers", "issuerIds", issuers.iter().map(|i| i.id.clone()));
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let records = issuers.iter().map(|i| Value::Object(i.view())).collect();
-    Ok(Reply::ok().with_value("issuerDetails", Value::Array(records)))
+    ctx.transact(async move |ctx, _| {
+        let issuers = newest::<Issuer>(&ctx, ALL_MAX).await?;
+        let event = ids_event("getAllIssuers", "issuerIds", issuers.iter().map(|i| i.id.clone()));
+        let records = issuers.iter().map(|i| Value::Object(i.view())).collect();
+        Ok(Plan::answer(Reply::ok().with_value("issuerDetails", Value::Array(records))).event(event))
+    })
+    .await
 }
 
 const LIST: ListSpec = ListSpec {

@@ -6,11 +6,11 @@
 use serde_json::{json, Value};
 use shared::model::offering::{self, no_open_trades, status, Offering};
 use shared::records::Stored;
-use shared::store::{Cond, StoreError};
+use shared::store::Cond;
 use shared::webhooks::Event;
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, live_offering, numeric_id, record_event, RETRIES};
+use crate::support::{live_offering, numeric_id, record_event};
 
 /// The webhook of a lifecycle change: `offeringId` and the upper-case `offeringStatus`
 /// part 1 gives (`CLOSED`, `CANCELED`, `REOPENED`, `DELETED`).
@@ -24,31 +24,29 @@ fn lifecycle_event(method: &str, id: &str, reported: &str) -> Event {
 /// webhook, re-reading after a concurrent change. `change` answers the offering after the
 /// change and the extra condition of the write, or the operation's own error.
 async fn transition(
-    ctx: &Ctx,
-    p: &Params,
+    ctx: Ctx,
+    p: Params,
     method: &str,
     reported: &str,
-    change: impl Fn(&Stored<Offering>) -> Result<(Offering, Option<Cond>), ApiError>,
+    change: impl Fn(&Stored<Offering>) -> Result<(Offering, Option<Cond>), ApiError> + Send,
 ) -> Result<Offering, ApiError> {
-    let id = numeric_id(p, "offeringId")?;
-    for _ in 0..RETRIES {
+    let id = numeric_id(&p, "offeringId")?;
+    // Built here: a `&str` captured by the attempt would make the handler future non-Send.
+    let event = lifecycle_event(method, &id, reported);
+    ctx.transact(async move |ctx, _| {
         let stored = offering::live(ctx.store(), ctx.client_id(), &id).await?;
         let (mut after, cond) = change(&stored)?;
         after.updated = ctx.now();
         after.updated_ip = ctx.ip.to_string();
         let writes = offering::update(ctx.client_id(), &stored, &after, Vec::new(), cond)?;
-        match ctx.commit(writes, vec![lifecycle_event(method, &id, reported)]).await {
-            Ok(()) => return Ok(after),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(busy())
+        Ok(Plan::new(writes, after).event(event.clone()))
+    })
+    .await
 }
 
 /// `POST /v3/deleteOffering`: a virtual delete (then `138` everywhere); webhook `DELETED`.
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    transition(&ctx, &p, "deleteOffering", "DELETED", |s| {
+    transition(ctx, p, "deleteOffering", "DELETED", |s| {
         let mut o = s.rec.clone();
         o.deleted = true;
         Ok((o, None))
@@ -61,7 +59,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// are refunded with cancelInvestment). Answers `Financial offering details` = the offering
 /// ID; webhook `CANCELED`.
 pub async fn cancel(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let o = transition(&ctx, &p, "cancelOffering", "CANCELED", |s| {
+    let o = transition(ctx, p, "cancelOffering", "CANCELED", |s| {
         let mut o = s.rec.clone();
         o.status = status::CANCELLED.into();
         Ok((o, None))
@@ -86,7 +84,7 @@ fn open_trades_error(n: i64) -> ApiError {
 /// group's count of open trades on the offering item, so a trade created concurrently
 /// either stops the close or is refused itself. Answers `OfferID`; webhook `CLOSED`.
 pub async fn close(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let o = transition(&ctx, &p, "closeOffering", "CLOSED", |s| {
+    let o = transition(ctx, p, "closeOffering", "CLOSED", |s| {
         if s.rec.open_trades > 0 {
             return Err(open_trades_error(s.rec.open_trades));
         }
@@ -106,7 +104,7 @@ pub async fn close(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// Another status is `106`. Answers `offeringDetails` = `[{offeringId, offeringStatus}]`;
 /// webhook `REOPENED`.
 pub async fn reopen(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let o = transition(&ctx, &p, "reopenOffering", "REOPENED", |s| {
+    let o = transition(ctx, p, "reopenOffering", "REOPENED", |s| {
         if s.rec.status != status::CLOSED {
             return Err(ApiError::invalid(
                 "offeringId",
@@ -133,13 +131,16 @@ pub async fn reopen(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `getOfferingStatus`: `offeringDetails` = `[{offeringId, offeringStatus}]`, the stored
 /// status (`Pending`, `Approved`, `Denied`, `closed`, `cancelled`).
 pub async fn get_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let s = live_offering(&ctx, &p).await?;
-    let record = json!({"offeringId": s.rec.id, "offeringStatus": s.rec.status});
-    if let Value::Object(m) = &record {
-        ctx.commit(Vec::new(), vec![record_event("getOfferingStatus", m)])
-            .await?;
-    }
-    Ok(Reply::ok().with_value("offeringDetails", Value::Array(vec![record])))
+    ctx.transact(async move |ctx, _| {
+        let s = live_offering(&ctx, &p).await?;
+        let record = json!({"offeringId": s.rec.id, "offeringStatus": s.rec.status});
+        let event = match &record {
+            Value::Object(m) => record_event("getOfferingStatus", m),
+            _ => Event::new("getOfferingStatus"),
+        };
+        Ok(Plan::answer(Reply::ok().with_value("offeringDetails", Value::Array(vec![record]))).event(event))
+    })
+    .await
 }
 
 /// The lifecycle routes.

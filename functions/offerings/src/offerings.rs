@@ -11,11 +11,11 @@ use shared::model::issuer::live_issuer;
 use shared::model::offering::{self, attr, status, Offering, ISSUE_TYPES};
 use shared::model::validate;
 use shared::records;
-use shared::store::{CmpOp, Cond, StoreError, Update, Val};
+use shared::store::{CmpOp, Cond, Update, Val};
 use shared::webhooks::Event;
-use shared::{insert_array, op, ApiError, Ctx, Params, Reply, Routes};
+use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, ids_event, live_offering, newest, numeric_id, record_event, RETRIES};
+use crate::support::{ids_event, live_offering, newest, numeric_id, record_event};
 
 /// The fields an offering request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -113,8 +113,11 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let event = Event::new("createOffering")
         .field("offeringId", o.id.clone())
         .field("offeringStatus", o.status.clone());
-    ctx.commit(offering::insert(ctx.client_id(), &o)?, vec![event]).await?;
-    Ok(Reply::ok().with("offeringDetails", insert_array(record)))
+    ctx.transact(async move |ctx, _| {
+        Ok(Plan::new(offering::insert(ctx.client_id(), &o)?, record.clone()).event(event.clone()))
+    })
+    .await
+    .map(|record| Reply::ok().with("offeringDetails", insert_array(record)))
 }
 
 /// A parameter updateOffering may change: `None` when not sent; `106` when sent blank (every
@@ -258,7 +261,9 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
     let id = numeric_id(&p, "offeringId")?;
     let changes = parse_changes(&p)?;
-    for _ in 0..RETRIES {
+    // The version moved (a concurrent update) or trades reserved the units this change would
+    // remove: the next attempt reads again and decides on the fresh copy.
+    ctx.transact(async move |ctx, _| {
         let stored = offering::live(ctx.store(), ctx.client_id(), &id).await?;
         let mut after = changes.apply(&stored.rec)?;
         let delta = after.total_shares - stored.rec.total_shares;
@@ -276,17 +281,10 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             (ops, cond)
         };
         let writes = offering::update(ctx.client_id(), &stored, &after, ops, cond)?;
-        match ctx.commit(writes, vec![updated_event(&after)]).await {
-            Ok(()) => {
-                return Ok(Reply::ok().with("offeringDetails", insert_array(Value::Object(after.details()))));
-            }
-            // The version moved (a concurrent update) or trades reserved the units this
-            // change would remove: read again and decide on the fresh copy.
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(busy())
+        let reply = Reply::ok().with("offeringDetails", insert_array(Value::Object(after.details())));
+        Ok(Plan::new(writes, reply).event(updated_event(&after)))
+    })
+    .await
 }
 
 fn too_few_shares(o: &Offering) -> ApiError {
@@ -302,21 +300,28 @@ fn too_few_shares(o: &Offering) -> ApiError {
 /// `POST /v3/getOffering`: `offeringDetails`, an array of the one offering object
 /// (OBSERVED.md), `remainingShares` as it stands.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let s = live_offering(&ctx, &p).await?;
-    let record = s.rec.details();
-    ctx.commit(Vec::new(), vec![record_event("getOffering", &record)])
-        .await?;
-    Ok(Reply::ok().with_value("offeringDetails", Value::Array(vec![Value::Object(record)])))
+    ctx.transact(async move |ctx, _| {
+        let s = live_offering(&ctx, &p).await?;
+        let record = s.rec.details();
+        let event = record_event("getOffering", &record);
+        Ok(
+            Plan::answer(Reply::ok().with_value("offeringDetails", Value::Array(vec![Value::Object(record)])))
+                .event(event),
+        )
+    })
+    .await
 }
 
 /// `POST /v3/getAllOffers` (deprecated; `GET /v3/offerings` replaces it): no parameters;
 /// `offeringDetails`, the live offerings newest first, at most 10,000 (part 1, Limits).
 pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
-    let all = newest::<Offering>(&ctx, ALL_MAX).await?;
-    let event = ids_event("getAllOffers", "offeringIds", all.iter().map(|o| o.id.clone()));
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let records = all.iter().map(|o| Value::Object(o.summary())).collect();
-    Ok(Reply::ok().with_value("offeringDetails", Value::Array(records)))
+    ctx.transact(async move |ctx, _| {
+        let all = newest::<Offering>(&ctx, ALL_MAX).await?;
+        let event = ids_event("getAllOffers", "offeringIds", all.iter().map(|o| o.id.clone()));
+        let records = all.iter().map(|o| Value::Object(o.summary())).collect();
+        Ok(Plan::answer(Reply::ok().with_value("offeringDetails", Value::Array(records))).event(event))
+    })
+    .await
 }
 
 fn matches(o: &Offering, needle: &str) -> bool {
@@ -330,16 +335,18 @@ fn matches(o: &Offering, needle: &str) -> bool {
 /// matching live offerings as getOffering objects, newest first, at most 1000.
 pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let needle = p.req(&["searchKeyword"])?.trim().to_lowercase();
-    let found: Vec<Offering> = newest::<Offering>(&ctx, usize::MAX)
-        .await?
-        .into_iter()
-        .filter(|o| matches(o, &needle))
-        .take(SEARCH_MAX)
-        .collect();
-    let event = ids_event("searchOffering", "offeringIds", found.iter().map(|o| o.id.clone()));
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let records = found.iter().map(|o| Value::Object(o.details())).collect();
-    Ok(Reply::ok().with_value("offeringDetails", Value::Array(records)))
+    ctx.transact(async move |ctx, _| {
+        let found: Vec<Offering> = newest::<Offering>(&ctx, usize::MAX)
+            .await?
+            .into_iter()
+            .filter(|o| matches(o, &needle))
+            .take(SEARCH_MAX)
+            .collect();
+        let event = ids_event("searchOffering", "offeringIds", found.iter().map(|o| o.id.clone()));
+        let records = found.iter().map(|o| Value::Object(o.details())).collect();
+        Ok(Plan::answer(Reply::ok().with_value("offeringDetails", Value::Array(records))).event(event))
+    })
+    .await
 }
 
 const LIST: ListSpec = ListSpec {

@@ -10,11 +10,10 @@ use shared::esign;
 use shared::model::offering;
 use shared::model::subscription::{self, OfferingTemplate, StoredTemplate, SUBSCRIPTION};
 use shared::providers::esign::{ESignError, ESignProvider, Template};
-use shared::store::StoreError;
 use shared::webhooks::Event;
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, live_offering, numeric_id, offering_live_check, record_event, RETRIES};
+use crate::support::{live_offering, numeric_id, offering_live_check, record_event};
 
 /// getSubscriptionsforOffering's `document_details` when the offering has no template
 /// (observed, with body statusCode `404` and statusDesc `Error(s)`).
@@ -121,15 +120,16 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         updated_ip: String::new(),
         deleted: false,
     };
-    let mut writes = subscription::insert(ctx.client_id(), &t)?;
-    writes.push(offering_live_check(ctx.client_id(), &t.offering_id));
-    let event = summary_event("addSubscriptionsforOffering", &t);
-    match ctx.commit(writes, vec![event]).await {
-        Ok(()) => Ok(Reply::ok().with_value("document_details", Value::Array(vec![t.summary()]))),
-        Err(StoreError::ConditionFailed { index: Some(1) }) => Err(duplicate(&t.template_key)),
-        Err(StoreError::ConditionFailed { index: Some(2) }) => Err(offering::no_offering()),
-        Err(e) => Err(e.into()),
-    }
+    ctx.transact(async move |ctx, _| {
+        let client = ctx.client_id();
+        let (record, marker) = subscription::insert(client, &t)?;
+        let reply = Reply::ok().with_value("document_details", Value::Array(vec![t.summary()]));
+        Ok(Plan::new(vec![record], reply)
+            .check(marker, duplicate(&t.template_key))
+            .check(offering_live_check(client, &t.offering_id), offering::no_offering())
+            .event(summary_event("addSubscriptionsforOffering", &t)))
+    })
+    .await
 }
 
 /// `POST /v3/getSubscriptionsforOffering`: `offeringId`; `document_details`, the offering's
@@ -138,25 +138,27 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// None: body statusCode `404`, statusDesc `Error(s)`, `document_details` `Template details
 /// does not exist.` (observed). Missing or non-numeric `offeringId` `106`; unknown `138`.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let s = live_offering(&ctx, &p).await?;
-    let templates = subscription::active(ctx.store(), ctx.client_id(), &s.rec.id).await?;
-    if templates.is_empty() {
-        let mut body = Map::new();
-        body.insert("document_details".into(), Value::from(NONE));
-        return Err(ApiError::CodedBody {
-            code: "404",
-            desc: "Error(s)".into(),
-            http: None,
-            body,
-        });
-    }
-    let ids: Vec<&str> = templates.iter().map(|t| t.id.as_str()).collect();
-    let event = Event::new("getSubscriptionsforOffering")
-        .field("offeringId", s.rec.id.clone())
-        .field("templateIds", ids.join(","));
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let out = templates.iter().map(OfferingTemplate::view).collect();
-    Ok(Reply::ok().with_value("document_details", Value::Array(out)))
+    ctx.transact(async move |ctx, _| {
+        let s = live_offering(&ctx, &p).await?;
+        let templates = subscription::active(ctx.store(), ctx.client_id(), &s.rec.id).await?;
+        if templates.is_empty() {
+            let mut body = Map::new();
+            body.insert("document_details".into(), Value::from(NONE));
+            return Err(ApiError::CodedBody {
+                code: "404",
+                desc: "Error(s)".into(),
+                http: None,
+                body,
+            });
+        }
+        let ids: Vec<&str> = templates.iter().map(|t| t.id.as_str()).collect();
+        let event = Event::new("getSubscriptionsforOffering")
+            .field("offeringId", s.rec.id.clone())
+            .field("templateIds", ids.join(","));
+        let out = templates.iter().map(OfferingTemplate::view).collect();
+        Ok(Plan::answer(Reply::ok().with_value("document_details", Value::Array(out))).event(event))
+    })
+    .await
 }
 
 /// `offeringId` and `templateId` (the templateNameID), both numeric (`106`).
@@ -172,25 +174,24 @@ async fn existing(ctx: &Ctx, offering_id: &str, id: &str) -> Result<StoredTempla
         .ok_or_else(no_template)
 }
 
-/// Commits a change of a stored template with the check that its offering is live; `None`
-/// when a concurrent change won (read again).
-async fn commit_change(
+/// The plan of a change of a stored template, with the check that its offering is live: a
+/// new e-sign template the offering has already is `106`, a deleted offering `138`.
+fn change_plan<T>(
     ctx: &Ctx,
     before: &StoredTemplate,
     after: &OfferingTemplate,
+    answer: T,
     event: Event,
-) -> Result<Option<()>, ApiError> {
-    let mut writes = subscription::update(ctx.client_id(), before, after)?;
-    let check_at = writes.len();
-    writes.push(offering_live_check(ctx.client_id(), &after.offering_id));
-    let key_changed = after.template_key != before.rec.template_key && !after.deleted;
-    match ctx.commit(writes, vec![event]).await {
-        Ok(()) => Ok(Some(())),
-        Err(StoreError::ConditionFailed { index: Some(0) }) | Err(StoreError::Conflict) => Ok(None),
-        Err(StoreError::ConditionFailed { index: Some(i) }) if i == check_at => Err(offering::no_offering()),
-        Err(StoreError::ConditionFailed { index: Some(2) }) if key_changed => Err(duplicate(&after.template_key)),
-        Err(e) => Err(e.into()),
+) -> Result<Plan<T>, ApiError> {
+    let client = ctx.client_id();
+    let (writes, marker) = subscription::update(client, before, after)?;
+    let mut plan = Plan::new(writes, answer);
+    if let Some(marker) = marker {
+        plan = plan.check(marker, duplicate(&after.template_key));
     }
+    Ok(plan
+        .check(offering_live_check(client, &after.offering_id), offering::no_offering())
+        .event(event))
 }
 
 /// `POST /v3/updateSubscriptionsforOffering` (deprecated): `offeringId`, `templateId` (the
@@ -215,7 +216,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         .opt(&["updatedIpAddress", "updatedIPAddress"])?
         .filter(|v| !v.trim().is_empty())
         .unwrap_or_else(|| ctx.ip.to_string());
-    for _ in 0..RETRIES {
+    ctx.transact(async move |ctx, _| {
         let before = existing(&ctx, &offering_id, &id).await?;
         let mut after = before.rec.clone();
         if let Some(key) = &new_key {
@@ -227,11 +228,10 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         after.updated = ctx.now();
         after.updated_ip.clone_from(&updated_ip);
         let event = summary_event("updateSubscriptionsforOffering", &after);
-        if commit_change(&ctx, &before, &after, event).await?.is_some() {
-            return Ok(Reply::ok().with_value("document_details", Value::Array(vec![after.summary()])));
-        }
-    }
-    Err(busy())
+        let reply = Reply::ok().with_value("document_details", Value::Array(vec![after.summary()]));
+        change_plan(&ctx, &before, &after, reply, event)
+    })
+    .await
 }
 
 /// `POST /v3/deleteSubscriptionsforOffering`: `offeringId`, `templateId` (the
@@ -241,7 +241,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `deleteSubscriptionsforOffering` with `offeringId`, `templateId`.
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let (offering_id, id) = ids(&p)?;
-    for _ in 0..RETRIES {
+    ctx.transact(async move |ctx, _| {
         let before = existing(&ctx, &offering_id, &id).await?;
         let mut after = before.rec.clone();
         after.deleted = true;
@@ -250,11 +250,10 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         let event = Event::new("deleteSubscriptionsforOffering")
             .field("offeringId", after.offering_id.clone())
             .field("templateId", after.id.clone());
-        if commit_change(&ctx, &before, &after, event).await?.is_some() {
-            return Ok(Reply::ok().with_value("document_details", Value::from(DELETED)));
-        }
-    }
-    Err(busy())
+        let reply = Reply::ok().with_value("document_details", Value::from(DELETED));
+        change_plan(&ctx, &before, &after, reply, event)
+    })
+    .await
 }
 
 /// `POST /v3/fetchSubscriptionDocuments`: no parameters; `document_details`, the templates
@@ -263,16 +262,18 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// when it holds none; `106` when no account is connected. Fires
 /// `fetchSubscriptionDocuments` with `templateIds`.
 pub async fn fetch(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
-    let templates = esign::provider(&ctx)
-        .templates(ctx.client_id())
-        .await?
-        .ok_or(ESignError::NoAccount)?;
-    let ids: Vec<&str> = templates.iter().map(|t| t.id.as_str()).collect();
-    let event = Event::new("fetchSubscriptionDocuments").field("templateIds", ids.join(","));
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let list =
-        serde_json::to_value(&templates).map_err(|e| ApiError::internal_from("templates do not serialize", e))?;
-    Ok(Reply::ok().with_value("document_details", list))
+    ctx.transact(async move |ctx, _| {
+        let templates = esign::provider(&ctx)
+            .templates(ctx.client_id())
+            .await?
+            .ok_or(ESignError::NoAccount)?;
+        let ids: Vec<&str> = templates.iter().map(|t| t.id.as_str()).collect();
+        let event = Event::new("fetchSubscriptionDocuments").field("templateIds", ids.join(","));
+        let list =
+            serde_json::to_value(&templates).map_err(|e| ApiError::internal_from("templates do not serialize", e))?;
+        Ok(Plan::answer(Reply::ok().with_value("document_details", list)).event(event))
+    })
+    .await
 }
 
 /// The subscription routes.

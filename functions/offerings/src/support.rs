@@ -9,16 +9,6 @@ pub use shared::webhooks::record_event;
 use shared::webhooks::Event;
 use shared::{ApiError, Ctx, Params};
 
-/// How many times an operation re-applies itself to a fresh copy after a concurrent change
-/// of the same record won the version check.
-pub const RETRIES: usize = 5;
-
-/// What a version-conditioned write that lost to a concurrent change answers once the
-/// retries are used up (never expected in practice).
-pub fn busy() -> ApiError {
-    ApiError::internal("record changed concurrently on every attempt")
-}
-
 /// A required numeric ID parameter: `106` when missing or not all digits.
 pub fn numeric_id(p: &Params, name: &str) -> Result<String, ApiError> {
     let v = p.req(&[name])?;

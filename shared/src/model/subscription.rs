@@ -132,24 +132,29 @@ fn marker_delete(client: &str, t: &OfferingTemplate) -> Write {
     }
 }
 
-/// The writes that attach a new template: its record, then its marker. The marker's write
-/// (index 1) fails when the offering already has this e-sign template active.
-pub fn insert(client: &str, t: &OfferingTemplate) -> Result<Vec<Write>, ApiError> {
-    Ok(vec![record_write(client, t, None)?, marker_put(client, t)])
+/// The writes that attach a new template: its record, and its marker, whose write fails
+/// when the offering already has this e-sign template active.
+pub fn insert(client: &str, t: &OfferingTemplate) -> Result<(Write, Write), ApiError> {
+    Ok((record_write(client, t, None)?, marker_put(client, t)))
 }
 
 /// The writes that change a stored template (`before` as read; the record's write is
-/// conditioned on its version). When the e-sign template changes, the new marker's write
-/// (index 2) fails if the offering already has that one active.
-pub fn update(client: &str, before: &StoredTemplate, after: &OfferingTemplate) -> Result<Vec<Write>, ApiError> {
+/// conditioned on its version), and, when the e-sign template changes, the new marker's
+/// write, which fails if the offering already has that one active (it goes after the others).
+pub fn update(
+    client: &str,
+    before: &StoredTemplate,
+    after: &OfferingTemplate,
+) -> Result<(Vec<Write>, Option<Write>), ApiError> {
     let mut writes = vec![record_write(client, after, Some(before.version))?];
+    let mut marker = None;
     if after.deleted && !before.rec.deleted {
         writes.push(marker_delete(client, &before.rec));
     } else if after.template_key != before.rec.template_key {
         writes.push(marker_delete(client, &before.rec));
-        writes.push(marker_put(client, after));
+        marker = Some(marker_put(client, after));
     }
-    Ok(writes)
+    Ok((writes, marker))
 }
 
 fn decode(item: &crate::store::Item) -> Result<StoredTemplate, ApiError> {
@@ -228,7 +233,8 @@ mod tests {
     async fn active_templates_read_newest_first_and_keys_stay_unique() {
         let s = EmbeddedStore::in_memory();
         for (id, key) in [("100000", "k1"), ("100009", "k2"), ("100010", "k3")] {
-            s.write(insert("c", &template(id, key)).unwrap()).await.unwrap();
+            let (record, marker) = insert("c", &template(id, key)).unwrap();
+            s.write(vec![record, marker]).await.unwrap();
         }
         let ids: Vec<String> = active(&s, "c", "100000")
             .await
@@ -237,18 +243,22 @@ mod tests {
             .map(|t| t.id)
             .collect();
         assert_eq!(ids, ["100010", "100009", "100000"]);
+        let (record, marker) = insert("c", &template("100011", "k2")).unwrap();
         assert_eq!(
-            s.write(insert("c", &template("100011", "k2")).unwrap()).await,
+            s.write(vec![record, marker]).await,
             Err(StoreError::ConditionFailed { index: Some(1) })
         );
         let stored = find(&s, "c", "100000", "100009").await.unwrap().unwrap();
         let mut gone = stored.rec.clone();
         gone.deleted = true;
-        s.write(update("c", &stored, &gone).unwrap()).await.unwrap();
+        let (writes, marker) = update("c", &stored, &gone).unwrap();
+        assert!(marker.is_none(), "a delete only removes the marker");
+        s.write(writes).await.unwrap();
         assert!(find(&s, "c", "100000", "100009").await.unwrap().is_none());
         assert_eq!(active(&s, "c", "100000").await.unwrap().len(), 2);
         // The e-sign template can be attached again once its use was deleted.
-        s.write(insert("c", &template("100012", "k2")).unwrap()).await.unwrap();
+        let (record, marker) = insert("c", &template("100012", "k2")).unwrap();
+        s.write(vec![record, marker]).await.unwrap();
         assert!(active(&s, "c", "100001").await.unwrap().is_empty());
         assert!(find(&s, "c", "100000", "abc").await.unwrap().is_none());
         assert_eq!(template("100000", "k").summary()["templateNameID"], 100000);
