@@ -6,6 +6,7 @@
 //! alone). PDFs may be watermarked on upload (`stampingText`, see `watermark.rs`).
 //! Shapes and decisions: `docs/offerings-documents.md`.
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::documents::{self, Document, NewFile, Owner, OFFERING_FILES};
 use shared::ids::sortable;
@@ -13,10 +14,10 @@ use shared::model::offering::{self, Offering};
 use shared::model::validate;
 use shared::records::Stored;
 use shared::store::{Cond, Key, Val, Write};
-use shared::webhooks::Event;
+use shared::webhooks::view_event;
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{live_offering, numeric_id, offering_live_check, record_event};
+use crate::support::{live_offering, numeric_id, offering_live_check};
 use crate::watermark;
 
 /// The owner kind of offering documents.
@@ -161,14 +162,84 @@ async fn watermark_files(files: &mut [NewFile], text: &str) -> Result<(), ApiErr
     Ok(())
 }
 
-/// The addDocumentsforOffering / updateOfferingDocument record of a document.
-async fn record(ctx: &Ctx, d: &Document, reference_key: &str) -> Result<Map<String, Value>, ApiError> {
-    let mut m = Map::new();
-    m.insert("offeringId".into(), d.owner.clone().into());
-    m.insert(reference_key.into(), d.document_file_reference_code.clone().into());
-    m.insert("documentId".into(), d.id.clone().into());
-    m.insert("documentURL".into(), d.url(ctx).await?.into());
-    Ok(m)
+/// The addDocumentsforOffering record and webhook of a document.
+#[derive(Serialize)]
+struct Added {
+    #[serde(rename = "offeringId")]
+    offering_id: String,
+    #[serde(rename = "documentReferenceCode")]
+    document_reference_code: String,
+    #[serde(rename = "documentId")]
+    document_id: String,
+    #[serde(rename = "documentURL")]
+    document_url: String,
+}
+
+impl Added {
+    async fn of(ctx: &Ctx, d: &Document) -> Result<Added, ApiError> {
+        Ok(Added {
+            offering_id: d.owner.clone(),
+            document_reference_code: d.document_file_reference_code.clone(),
+            document_id: d.id.clone(),
+            document_url: d.url(ctx).await?,
+        })
+    }
+}
+
+/// The getDocumentsforOffering element: `templateName` null when none was sent.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Listed {
+    created_date: String,
+    document_file_reference_code: String,
+    document_id: String,
+    document_name: String,
+    document_title: String,
+    template_name: Value,
+    url: String,
+}
+
+impl Listed {
+    async fn of(ctx: &Ctx, d: &Document) -> Result<Listed, ApiError> {
+        Ok(Listed {
+            created_date: d.created_date.clone(),
+            document_file_reference_code: d.document_file_reference_code.clone(),
+            document_id: d.id.clone(),
+            document_name: d.document_file_name.clone(),
+            document_title: d.document_title.clone(),
+            template_name: d.extra.get("templateName").cloned().unwrap_or(Value::Null),
+            url: d.url(ctx).await?,
+        })
+    }
+}
+
+/// The updateOfferingDocument record and webhook.
+#[derive(Clone, Serialize)]
+struct Updated {
+    #[serde(rename = "documentId")]
+    document_id: String,
+    #[serde(rename = "documentTitle")]
+    document_title: String,
+    #[serde(rename = "documentURL")]
+    document_url: String,
+    #[serde(rename = "offeringId")]
+    offering_id: String,
+}
+
+/// getDocumentsforOffering's webhook: the documents answered.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListedEvent<'a> {
+    offering_id: &'a str,
+    document_ids: String,
+}
+
+/// deleteDocumentsforOffering's webhook.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeletedEvent<'a> {
+    offering_id: &'a str,
+    document_id: &'a str,
 }
 
 /// `POST /v3/addDocumentsforOffering` (multipart): `offeringId`, `documentTitle`
@@ -207,7 +278,7 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     }
     let result = commit_new(&ctx, client, id.to_owned(), docs.clone()).await;
     match result {
-        Ok(records) => Ok(Reply::ok().with_value("document_details", Value::Array(records))),
+        Ok(records) => Ok(Reply::ok().with("document_details", records)),
         Err(e) => {
             documents::discard(&ctx, &docs).await;
             Err(e)
@@ -222,7 +293,7 @@ async fn commit_new(
     client: String,
     offering_id: String,
     docs: Vec<Document>,
-) -> Result<Vec<Value>, ApiError> {
+) -> Result<Vec<Added>, ApiError> {
     ctx.transact(async move |ctx, _| {
         let mut writes = Vec::with_capacity(docs.len() * 2);
         let mut records = Vec::with_capacity(docs.len());
@@ -230,34 +301,15 @@ async fn commit_new(
         for d in &docs {
             writes.push(d.write(&client, owner(&offering_id), Some(Cond::NotExists))?);
             writes.push(pointer_write(&client, &d.id, &offering_id));
-            let r = record(&ctx, d, "documentReferenceCode").await?;
-            events.push(record_event("addDocumentsforOffering", &r));
-            records.push(Value::Object(r));
+            let r = Added::of(&ctx, d).await?;
+            events.push(view_event("addDocumentsforOffering", &r));
+            records.push(r);
         }
         Ok(Plan::new(writes, records)
             .check(offering_live_check(&client, &offering_id), offering::no_offering())
             .events(events))
     })
     .await
-}
-
-/// The getDocumentsforOffering element.
-async fn view(ctx: &Ctx, d: &Document) -> Result<Value, ApiError> {
-    let mut m = Map::new();
-    m.insert("createdDate".into(), d.created_date.clone().into());
-    m.insert(
-        "documentFileReferenceCode".into(),
-        d.document_file_reference_code.clone().into(),
-    );
-    m.insert("documentId".into(), d.id.clone().into());
-    m.insert("documentName".into(), d.document_file_name.clone().into());
-    m.insert("documentTitle".into(), d.document_title.clone().into());
-    m.insert(
-        "templateName".into(),
-        d.extra.get("templateName").cloned().unwrap_or(Value::Null),
-    );
-    m.insert("url".into(), d.url(ctx).await?.into());
-    Ok(Value::Object(m))
 }
 
 /// `POST /v3/getDocumentsforOffering`: `offeringId`; `document_details`, the offering's
@@ -274,13 +326,17 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         }
         let mut out = Vec::with_capacity(docs.len());
         for d in &docs {
-            out.push(view(&ctx, d).await?);
+            out.push(Listed::of(&ctx, d).await?);
         }
         let ids: Vec<&str> = docs.iter().map(|d| d.id.as_str()).collect();
-        let event = Event::new("getDocumentsforOffering")
-            .field("offeringId", s.rec.id.clone())
-            .field("documentIds", ids.join(","));
-        Ok(Plan::answer(Reply::ok().with_value("document_details", Value::Array(out))).event(event))
+        let event = view_event(
+            "getDocumentsforOffering",
+            &ListedEvent {
+                offering_id: &s.rec.id,
+                document_ids: ids.join(","),
+            },
+        );
+        Ok(Plan::answer(Reply::ok().with("document_details", out)).event(event))
     })
     .await
 }
@@ -362,13 +418,14 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let client = ctx.client_id();
     let write = doc.write(client, owner(&offering.rec.id), Some(Cond::Exists))?;
     let live = offering_live_check(client, &offering.rec.id);
-    let mut m = Map::new();
-    m.insert("documentId".into(), doc.id.clone().into());
-    m.insert("documentTitle".into(), doc.document_title.clone().into());
-    m.insert("documentURL".into(), doc.url(&ctx).await?.into());
-    m.insert("offeringId".into(), offering.rec.id.clone().into());
-    let event = record_event(&ctx.operation, &m);
-    let reply = Reply::ok().with_value("document_details", Value::Array(vec![Value::Object(m)]));
+    let record = Updated {
+        document_id: doc.id.clone(),
+        document_title: doc.document_title.clone(),
+        document_url: doc.url(&ctx).await?,
+        offering_id: offering.rec.id.clone(),
+    };
+    let event = view_event(&ctx.operation, &record);
+    let reply = Reply::ok().with("document_details", [record]);
     ctx.transact(async move |_, _| {
         Ok(Plan::answer(reply.clone())
             .check(write.clone(), no_document())
@@ -395,9 +452,13 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         key: pointer_key(client, &doc.id),
         cond: None,
     };
-    let event = Event::new("deleteDocumentsforOffering")
-        .field("offeringId", s.rec.id.clone())
-        .field("documentId", doc.id.clone());
+    let event = view_event(
+        "deleteDocumentsforOffering",
+        &DeletedEvent {
+            offering_id: &s.rec.id,
+            document_id: &doc.id,
+        },
+    );
     // A failed delete: deleted by a concurrent call in between.
     ctx.transact(async move |_, _| {
         Ok(Plan::answer(())

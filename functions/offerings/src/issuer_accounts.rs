@@ -1,17 +1,18 @@
 //! Issuer financial accounts: createIssuerAccount (creates, or updates the existing one),
 //! getIssuerAccount and deleteIssuerAccount. Storage only: nothing reviews them.
 
-use serde_json::{json, Value};
+use serde::Serialize;
 use shared::model::issuer::{
-    custodian_delete, custodian_key, custodians, live_issuer, no_issuer, IssuerAccount, ISSUER_ACCOUNT_ACTIVE,
+    custodian_delete, custodian_key, custodians, live_issuer, no_issuer, CustodianRecord, CustodianView, IssuerAccount,
+    IssuerAccountCreated, ISSUER_ACCOUNT_ACTIVE,
 };
 use shared::model::validate;
 use shared::records::{self, Record};
 use shared::store::{Write, MAX_TRANSACTION_WRITES};
-use shared::webhooks::Event;
+use shared::webhooks::view_event;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{numeric_id, record_event, redact, required_if_permitted};
+use crate::support::{numeric_id, required_if_permitted};
 
 /// The fields a createIssuerAccount request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -40,7 +41,22 @@ const FIELDS: &[&str] = &[
     "accountlastName",
 ];
 
-const SENSITIVE: &[&str] = &["socialSecurityNumber", "dob"];
+/// The answer of a createIssuerAccount that rewrote the issuer's existing account: the
+/// insert array without its element 0.
+#[derive(Serialize)]
+struct Rewritten {
+    #[serde(rename = "1")]
+    record: [IssuerAccountCreated; 1],
+}
+
+/// The deleteIssuerAccount webhook: `providerid` only when one custodian record went.
+#[derive(Serialize)]
+struct DeleteEvent<'a> {
+    #[serde(rename = "issuerId")]
+    issuer_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    providerid: Option<&'a str>,
+}
 
 fn non_blank(v: String, check: impl Fn(&str) -> Result<String, ApiError>) -> Result<String, ApiError> {
     if v.trim().is_empty() {
@@ -126,15 +142,13 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             }
         };
         let record = account.created_view(&issuer_status);
-        let mut payload = record.clone();
-        redact(&mut payload, SENSITIVE);
-        let details = if updated {
-            json!({"1": [record]})
+        let event = view_event("createIssuerAccount", &record.clone().redacted());
+        let reply = if updated {
+            Reply::ok().with("Financial issuer details", Rewritten { record: [record] })
         } else {
-            insert_array(record)
+            Reply::ok().with_value("Financial issuer details", insert_array(record))
         };
-        let reply = Reply::ok().with_value("Financial issuer details", details);
-        Ok(Plan::new(writes, reply).event(record_event("createIssuerAccount", &payload)))
+        Ok(Plan::new(writes, reply).event(event))
     })
     .await
 }
@@ -156,18 +170,19 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.transact(async move |ctx, _| {
         let s = issuer_account(&ctx, &p).await?;
         let status = s.rec.status_view();
-        let custodian_records: Vec<Value> = custodians(ctx.store(), ctx.client_id(), &s.rec.issuer_id)
+        let custodian_records: Vec<CustodianView> = custodians(ctx.store(), ctx.client_id(), &s.rec.issuer_id)
             .await?
             .iter()
-            .map(|c| c.view())
+            .map(CustodianRecord::view)
             .collect();
-        let mut payload = status.clone();
-        redact(&mut payload, SENSITIVE);
+        let event = view_event("getIssuerAccount", &status.clone().redacted());
+        let status =
+            serde_json::to_value(status).map_err(|e| ApiError::internal_from("account view does not serialize", e))?;
         let reply = Reply::ok()
-            .desc_value(Value::Object(status))
+            .desc_value(status)
             .with("issuerId", &s.rec.issuer_id)
-            .with_value("Financial issuer details", Value::Array(custodian_records));
-        Ok(Plan::answer(reply).event(record_event("getIssuerAccount", &payload)))
+            .with("Financial issuer details", custodian_records);
+        Ok(Plan::answer(reply).event(event))
     })
     .await
 }
@@ -185,9 +200,13 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let done = || Reply::ok().desc("Issuer Financial Account deleted successfully!");
     if let Some(provider) = provider {
         live_issuer(ctx.store(), ctx.client_id(), &issuer_id).await?;
-        let event = Event::new("deleteIssuerAccount")
-            .field("issuerId", issuer_id.clone())
-            .field("providerid", provider.clone());
+        let event = view_event(
+            "deleteIssuerAccount",
+            &DeleteEvent {
+                issuer_id: &issuer_id,
+                providerid: Some(&provider),
+            },
+        );
         let write = custodian_delete(ctx.client_id(), &issuer_id, &provider);
         let missing = ApiError::coded("136", "Issuer Financial Account custodian record does not exist.");
         ctx.transact(async move |_, _| {
@@ -217,7 +236,13 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 key: custodian_key(ctx.client_id(), &id, provider),
                 cond: None,
             }));
-            let event = Event::new("deleteIssuerAccount").field("issuerId", id.clone());
+            let event = view_event(
+                "deleteIssuerAccount",
+                &DeleteEvent {
+                    issuer_id: &id,
+                    providerid: None,
+                },
+            );
             Ok(Plan::new(writes, later.to_vec()).event(event))
         })
         .await?;

@@ -2,16 +2,16 @@
 //! and `GET /v3/issuers`.
 
 use http::Method;
-use serde_json::{json, Value};
+use serde::Serialize;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::model::issuer::{live_issuer, no_issuer, Issuer, IssuerAccount};
 use shared::records::{self, Stored};
-use shared::webhooks::Event;
+use shared::webhooks::view_event;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{ids_event, newest, numeric_id, record_event, required_if_permitted};
+use crate::support::{ids_event, newest, numeric_id, object, required_if_permitted};
 
 /// The fields an issuer request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -29,6 +29,13 @@ const REQUIRED: &[&str] = &["issuerName", "firstName", "lastName", "email"];
 
 /// Most records getAllIssuers answers (as getAllOffers).
 const ALL_MAX: usize = 10_000;
+
+/// The deleteIssuer webhook.
+#[derive(Serialize)]
+struct IssuerRef<'a> {
+    #[serde(rename = "issuerId")]
+    issuer_id: &'a str,
+}
 
 /// `phoneNumber` (an integer in part 2): digits, stored as text; blank counts as absent.
 fn phone(p: &Params) -> Result<Option<Option<String>>, ApiError> {
@@ -70,10 +77,8 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         updated: now,
         updated_ip: String::new(),
     };
-    let record = json!({"issuerId": issuer.id, "issuerStatus": issuer.issuer_status});
-    let event = Event::new("createIssuer")
-        .field("issuerId", issuer.id.clone())
-        .field("issuerStatus", issuer.issuer_status.clone());
+    let record = issuer.status_view();
+    let event = view_event("createIssuer", &record);
     ctx.transact(async move |ctx, _| {
         Ok(Plan::new(records::insert(ctx.client_id(), &issuer)?, record.clone()).event(event.clone()))
     })
@@ -133,10 +138,8 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         }
         after.updated = ctx.now();
         after.updated_ip = ctx.ip.to_string();
-        let record = json!({"issuerId": after.id, "issuerStatus": after.issuer_status});
-        let event = Event::new("updateIssuer")
-            .field("issuerId", after.id.clone())
-            .field("issuerStatus", after.issuer_status.clone());
+        let record = after.status_view();
+        let event = view_event("updateIssuer", &record);
         let reply = Reply::ok().with("issuerDetails", insert_array(record));
         Ok(Plan::new(records::replace(ctx.client_id(), &stored, &after)?, reply).event(event))
     })
@@ -154,11 +157,8 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.transact(async move |ctx, _| {
         let s = named_issuer(&ctx, &p).await?;
         let record = s.rec.view();
-        let event = record_event("getIssuer", &record);
-        Ok(
-            Plan::answer(Reply::ok().with_value("issuerDetails", Value::Array(vec![Value::Object(record)])))
-                .event(event),
-        )
+        let event = view_event("getIssuer", &record);
+        Ok(Plan::answer(Reply::ok().with("issuerDetails", [record])).event(event))
     })
     .await
 }
@@ -181,7 +181,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 writes.extend(records::replace(ctx.client_id(), &account, &gone)?);
             }
         }
-        let event = Event::new("deleteIssuer").field("issuerId", after.id.clone());
+        let event = view_event("deleteIssuer", &IssuerRef { issuer_id: &after.id });
         Ok(Plan::new(writes, Reply::ok().desc("Issuer deleted successfully!")).event(event))
     })
     .await
@@ -193,8 +193,8 @@ pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
     ctx.transact(async move |ctx, _| {
         let issuers = newest::<Issuer>(&ctx, ALL_MAX).await?;
         let event = ids_event("getAllIssuers", "issuerIds", issuers.iter().map(|i| i.id.clone()));
-        let records = issuers.iter().map(|i| Value::Object(i.view())).collect();
-        Ok(Plan::answer(Reply::ok().with_value("issuerDetails", Value::Array(records))).event(event))
+        let records: Vec<_> = issuers.iter().map(Issuer::view).collect();
+        Ok(Plan::answer(Reply::ok().with("issuerDetails", records)).event(event))
     })
     .await
 }
@@ -220,7 +220,7 @@ const LIST: ListSpec = ListSpec {
 /// `GET /v3/issuers`: scope `issuer.read.pii_medium` (or higher), newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page = records::list::<Issuer>(ctx.store(), ctx.client_id(), &q, Issuer::list_view).await?;
+    let page = records::list::<Issuer>(ctx.store(), ctx.client_id(), &q, |i| object(i.list_view())).await?;
     Ok(page.into_reply("issuers"))
 }
 

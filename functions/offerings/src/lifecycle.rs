@@ -3,21 +3,22 @@
 //! trade's share reservation is conditioned on, so no trade lands on an offering that has
 //! just been closed, cancelled or deleted.
 
-use serde_json::{json, Value};
-use shared::model::offering::{self, no_open_trades, status, Offering};
+use shared::model::offering::{self, no_open_trades, status, Offering, OfferingStatusView};
 use shared::records::Stored;
 use shared::store::Cond;
-use shared::webhooks::Event;
+use shared::webhooks::{view_event, Event};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{live_offering, numeric_id, record_event};
+use crate::support::{live_offering, numeric_id};
 
 /// The webhook of a lifecycle change: `offeringId` and the upper-case `offeringStatus`
 /// part 1 gives (`CLOSED`, `CANCELED`, `REOPENED`, `DELETED`).
 fn lifecycle_event(method: &str, id: &str, reported: &str) -> Event {
-    Event::new(method)
-        .field("offeringId", id.to_owned())
-        .field("offeringStatus", reported.to_owned())
+    let view = OfferingStatusView {
+        offering_id: id.to_owned(),
+        offering_status: reported.to_owned(),
+    };
+    view_event(method, &view)
 }
 
 /// Applies `change` to the live offering named by `offeringId` and commits it with its
@@ -122,10 +123,7 @@ pub async fn reopen(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         Ok((o, None))
     })
     .await?;
-    Ok(Reply::ok().with(
-        "offeringDetails",
-        json!([{"offeringId": o.id, "offeringStatus": o.status}]),
-    ))
+    Ok(Reply::ok().with("offeringDetails", [o.status_view()]))
 }
 
 /// `getOfferingStatus`: `offeringDetails` = `[{offeringId, offeringStatus}]`, the stored
@@ -133,12 +131,9 @@ pub async fn reopen(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn get_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.transact(async move |ctx, _| {
         let s = live_offering(&ctx, &p).await?;
-        let record = json!({"offeringId": s.rec.id, "offeringStatus": s.rec.status});
-        let event = match &record {
-            Value::Object(m) => record_event("getOfferingStatus", m),
-            _ => Event::new("getOfferingStatus"),
-        };
-        Ok(Plan::answer(Reply::ok().with_value("offeringDetails", Value::Array(vec![record]))).event(event))
+        let view = s.rec.status_view();
+        let event = view_event("getOfferingStatus", &view);
+        Ok(Plan::answer(Reply::ok().with("offeringDetails", [view])).event(event))
     })
     .await
 }

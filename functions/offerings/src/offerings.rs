@@ -3,7 +3,6 @@
 
 use http::Method;
 use rust_decimal::Decimal;
-use serde_json::{json, Value};
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
@@ -12,10 +11,10 @@ use shared::model::offering::{self, attr, status, Offering, ISSUE_TYPES};
 use shared::model::validate;
 use shared::records;
 use shared::store::{CmpOp, Cond, Update, Val};
-use shared::webhooks::Event;
+use shared::webhooks::view_event;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{ids_event, live_offering, newest, numeric_id, record_event};
+use crate::support::{ids_event, live_offering, newest, numeric_id, object};
 
 /// The fields an offering request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -109,10 +108,8 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     o.id = ctx.next_id(shared::ids::OFFERING).await?;
     o.created = ctx.now();
     o.updated = o.created.clone();
-    let record = json!({"offeringId": o.id, "offeringStatus": o.status});
-    let event = Event::new("createOffering")
-        .field("offeringId", o.id.clone())
-        .field("offeringStatus", o.status.clone());
+    let record = o.status_view();
+    let event = view_event("createOffering", &record);
     ctx.transact(async move |ctx, _| {
         Ok(Plan::new(offering::insert(ctx.client_id(), &o)?, record.clone()).event(event.clone()))
     })
@@ -127,14 +124,6 @@ fn changed(p: &Params, name: &str) -> Result<Option<String>, ApiError> {
         Some(v) if v.trim().is_empty() => Err(ApiError::missing(name)),
         other => Ok(other),
     }
-}
-
-/// The updateOffering webhook: part 1's fields in order.
-fn updated_event(o: &Offering) -> Event {
-    let mut record = o.details();
-    record.insert("createdDate".into(), o.created.clone().into());
-    record.insert("createdIPAddress".into(), o.created_ip.clone().into());
-    record_event("updateOffering", &record)
 }
 
 /// What an updateOffering request changes, parsed before anything is read.
@@ -281,8 +270,8 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             (ops, cond)
         };
         let writes = offering::update(ctx.client_id(), &stored, &after, ops, cond)?;
-        let reply = Reply::ok().with("offeringDetails", insert_array(Value::Object(after.details())));
-        Ok(Plan::new(writes, reply).event(updated_event(&after)))
+        let reply = Reply::ok().with("offeringDetails", insert_array(after.details()));
+        Ok(Plan::new(writes, reply).event(view_event("updateOffering", &after.updated_view())))
     })
     .await
 }
@@ -303,11 +292,8 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.transact(async move |ctx, _| {
         let s = live_offering(&ctx, &p).await?;
         let record = s.rec.details();
-        let event = record_event("getOffering", &record);
-        Ok(
-            Plan::answer(Reply::ok().with_value("offeringDetails", Value::Array(vec![Value::Object(record)])))
-                .event(event),
-        )
+        let event = view_event("getOffering", &record);
+        Ok(Plan::answer(Reply::ok().with("offeringDetails", [record])).event(event))
     })
     .await
 }
@@ -318,8 +304,8 @@ pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
     ctx.transact(async move |ctx, _| {
         let all = newest::<Offering>(&ctx, ALL_MAX).await?;
         let event = ids_event("getAllOffers", "offeringIds", all.iter().map(|o| o.id.clone()));
-        let records = all.iter().map(|o| Value::Object(o.summary())).collect();
-        Ok(Plan::answer(Reply::ok().with_value("offeringDetails", Value::Array(records))).event(event))
+        let records: Vec<_> = all.iter().map(Offering::summary).collect();
+        Ok(Plan::answer(Reply::ok().with("offeringDetails", records)).event(event))
     })
     .await
 }
@@ -343,8 +329,8 @@ pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             .take(SEARCH_MAX)
             .collect();
         let event = ids_event("searchOffering", "offeringIds", found.iter().map(|o| o.id.clone()));
-        let records = found.iter().map(|o| Value::Object(o.details())).collect();
-        Ok(Plan::answer(Reply::ok().with_value("offeringDetails", Value::Array(records))).event(event))
+        let records: Vec<_> = found.iter().map(Offering::details).collect();
+        Ok(Plan::answer(Reply::ok().with("offeringDetails", records)).event(event))
     })
     .await
 }
@@ -385,7 +371,7 @@ const LIST: ListSpec = ListSpec {
 /// newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page = records::list::<Offering>(ctx.store(), ctx.client_id(), &q, Offering::list_view).await?;
+    let page = records::list::<Offering>(ctx.store(), ctx.client_id(), &q, |o| object(o.list_view())).await?;
     Ok(page.into_reply("offerings"))
 }
 

@@ -5,15 +5,16 @@
 //! sandbox provider); an offering's active ones are `shared::model::subscription::active`,
 //! what sendSubscriptionDocument sends. Shapes and decisions: `docs/offerings-documents.md`.
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::esign;
 use shared::model::offering;
 use shared::model::subscription::{self, OfferingTemplate, StoredTemplate, SUBSCRIPTION};
 use shared::providers::esign::{ESignError, ESignProvider, Template};
-use shared::webhooks::Event;
+use shared::webhooks::{view_event, Event};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{live_offering, numeric_id, offering_live_check, record_event};
+use crate::support::{live_offering, numeric_id, offering_live_check};
 
 /// getSubscriptionsforOffering's `document_details` when the offering has no template
 /// (observed, with body statusCode `404` and statusDesc `Error(s)`).
@@ -84,11 +85,27 @@ async fn account_template(ctx: &Ctx, key: &str) -> Result<Template, ApiError> {
     Ok(esign::provider(ctx).template(ctx.client_id(), key).await?)
 }
 
-fn summary_event(method: &str, t: &OfferingTemplate) -> Event {
-    match t.summary() {
-        Value::Object(m) => record_event(method, &m),
-        _ => Event::new(method),
-    }
+/// getSubscriptionsforOffering's webhook: the templates answered.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TemplatesEvent<'a> {
+    offering_id: &'a str,
+    template_ids: String,
+}
+
+/// deleteSubscriptionsforOffering's webhook.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeletedEvent<'a> {
+    offering_id: &'a str,
+    template_id: &'a str,
+}
+
+/// fetchSubscriptionDocuments's webhook: the account's templates.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FetchedEvent {
+    template_ids: String,
 }
 
 /// `POST /v3/addSubscriptionsforOffering`: `offeringId`, `templatename`, `file_name` =
@@ -123,11 +140,13 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.transact(async move |ctx, _| {
         let client = ctx.client_id();
         let (record, marker) = subscription::insert(client, &t)?;
-        let reply = Reply::ok().with_value("document_details", Value::Array(vec![t.summary()]));
+        let summary = t.summary();
+        let event = view_event("addSubscriptionsforOffering", &summary);
+        let reply = Reply::ok().with("document_details", [summary]);
         Ok(Plan::new(vec![record], reply)
             .check(marker, duplicate(&t.template_key))
             .check(offering_live_check(client, &t.offering_id), offering::no_offering())
-            .event(summary_event("addSubscriptionsforOffering", &t)))
+            .event(event))
     })
     .await
 }
@@ -152,11 +171,15 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             });
         }
         let ids: Vec<&str> = templates.iter().map(|t| t.id.as_str()).collect();
-        let event = Event::new("getSubscriptionsforOffering")
-            .field("offeringId", s.rec.id.clone())
-            .field("templateIds", ids.join(","));
-        let out = templates.iter().map(OfferingTemplate::view).collect();
-        Ok(Plan::answer(Reply::ok().with_value("document_details", Value::Array(out))).event(event))
+        let event = view_event(
+            "getSubscriptionsforOffering",
+            &TemplatesEvent {
+                offering_id: &s.rec.id,
+                template_ids: ids.join(","),
+            },
+        );
+        let out: Vec<_> = templates.iter().map(OfferingTemplate::view).collect();
+        Ok(Plan::answer(Reply::ok().with("document_details", out)).event(event))
     })
     .await
 }
@@ -227,8 +250,9 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         after.template_name.clone_from(&name);
         after.updated = ctx.now();
         after.updated_ip.clone_from(&updated_ip);
-        let event = summary_event("updateSubscriptionsforOffering", &after);
-        let reply = Reply::ok().with_value("document_details", Value::Array(vec![after.summary()]));
+        let summary = after.summary();
+        let event = view_event("updateSubscriptionsforOffering", &summary);
+        let reply = Reply::ok().with("document_details", [summary]);
         change_plan(&ctx, &before, &after, reply, event)
     })
     .await
@@ -247,9 +271,13 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         after.deleted = true;
         after.updated = ctx.now();
         after.updated_ip = ctx.ip.to_string();
-        let event = Event::new("deleteSubscriptionsforOffering")
-            .field("offeringId", after.offering_id.clone())
-            .field("templateId", after.id.clone());
+        let event = view_event(
+            "deleteSubscriptionsforOffering",
+            &DeletedEvent {
+                offering_id: &after.offering_id,
+                template_id: &after.id,
+            },
+        );
         let reply = Reply::ok().with_value("document_details", Value::from(DELETED));
         change_plan(&ctx, &before, &after, reply, event)
     })
@@ -268,7 +296,12 @@ pub async fn fetch(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
             .await?
             .ok_or(ESignError::NoAccount)?;
         let ids: Vec<&str> = templates.iter().map(|t| t.id.as_str()).collect();
-        let event = Event::new("fetchSubscriptionDocuments").field("templateIds", ids.join(","));
+        let event = view_event(
+            "fetchSubscriptionDocuments",
+            &FetchedEvent {
+                template_ids: ids.join(","),
+            },
+        );
         let list =
             serde_json::to_value(&templates).map_err(|e| ApiError::internal_from("templates do not serialize", e))?;
         Ok(Plan::answer(Reply::ok().with_value("document_details", list)).event(event))

@@ -1,11 +1,11 @@
 //! What the offering and issuer operations share: ID parameters, the issuer field-permission
 //! rule, webhook payloads made of a response record, and newest-first reads of a kind.
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::model::offering::{self, Offering};
 use shared::records::{self, Record, Stored};
 use shared::store::{Index, Query};
-pub use shared::webhooks::record_event;
 use shared::webhooks::Event;
 use shared::{ApiError, Ctx, Params};
 
@@ -36,15 +36,11 @@ pub fn ids_event(method: &str, name: &str, ids: impl Iterator<Item = String>) ->
     Event::new(method).field(name, ids.collect::<Vec<_>>().join(","))
 }
 
-/// A stored SSN or date of birth as webhooks carry it: `REDACTED` when set (part 1,
-/// Conventions 8), empty otherwise.
-pub fn redact(record: &mut Map<String, Value>, fields: &[&str]) {
-    for f in fields {
-        if let Some(v) = record.get_mut(*f) {
-            if v.as_str().is_some_and(|s| !s.is_empty()) {
-                *v = Value::String(shared::mask::REDACTED.into());
-            }
-        }
+/// A view as the record of a list (`records::list` filters and sorts its fields).
+pub fn object(view: impl Serialize) -> Map<String, Value> {
+    match serde_json::to_value(view) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
     }
 }
 

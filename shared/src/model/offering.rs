@@ -21,7 +21,6 @@
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
 
 use crate::error::ApiError;
 use crate::ids::sortable;
@@ -182,57 +181,173 @@ impl Offering {
 
     /// The getOffering object: part 2's Offering fields in order, amounts with six decimals,
     /// share counts as integer strings.
-    pub fn details(&self) -> Map<String, Value> {
-        let mut m = self.common();
-        m.insert("escrowAccountNumber".into(), self.escrow_account_number.clone().into());
-        m.insert("field1".into(), self.field1.clone().into());
-        m.insert("field2".into(), self.field2.clone().into());
-        m.insert("field3".into(), self.field3.clone().into());
-        m
+    pub fn details(&self) -> OfferingDetails {
+        OfferingDetails {
+            fields: self.fields(),
+            escrow_account_number: self.escrow_account_number.clone(),
+            field1: self.field1.clone(),
+            field2: self.field2.clone(),
+            field3: self.field3.clone(),
+        }
     }
 
     /// The getAllOffers record: getOffering's fields without `escrowAccountNumber` and
     /// `field1`-`field3`, plus `createdDate` and `createdIPAddress` (part 2).
-    pub fn summary(&self) -> Map<String, Value> {
-        let mut m = self.common();
-        m.insert("createdDate".into(), self.created.clone().into());
-        m.insert("createdIPAddress".into(), self.created_ip.clone().into());
-        m
+    pub fn summary(&self) -> OfferingSummary {
+        OfferingSummary {
+            fields: self.fields(),
+            created_date: self.created.clone(),
+            created_ip_address: self.created_ip.clone(),
+        }
+    }
+
+    /// The updateOffering webhook: getOffering's fields, `createdDate`, `createdIPAddress`.
+    pub fn updated_view(&self) -> OfferingUpdated {
+        OfferingUpdated {
+            details: self.details(),
+            created_date: self.created.clone(),
+            created_ip_address: self.created_ip.clone(),
+        }
     }
 
     /// The `GET /v3/offerings` record: getOffering's fields, `createdDate`,
     /// `createdIPAddress`, `updatedDate` and `virtualStatus` (`ACTIVE` / `DELETED`).
-    pub fn list_view(&self) -> Map<String, Value> {
-        let mut m = self.details();
-        m.insert("createdDate".into(), self.created.clone().into());
-        m.insert("createdIPAddress".into(), self.created_ip.clone().into());
-        m.insert("updatedDate".into(), self.updated.clone().into());
-        m.insert(
-            "virtualStatus".into(),
-            if self.deleted { "DELETED" } else { "ACTIVE" }.into(),
-        );
-        m
+    pub fn list_view(&self) -> OfferingListView {
+        OfferingListView {
+            details: self.details(),
+            created_date: self.created.clone(),
+            created_ip_address: self.created_ip.clone(),
+            updated_date: self.updated.clone(),
+            virtual_status: if self.deleted { "DELETED" } else { "ACTIVE" },
+        }
     }
 
-    fn common(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("issuerId".into(), self.issuer_id.clone().into());
-        m.insert("offeringId".into(), self.id.clone().into());
-        m.insert("issueName".into(), self.issue_name.clone().into());
-        m.insert("issueType".into(), self.issue_type.clone().into());
-        m.insert("targetAmount".into(), six_decimals(self.target_amount).into());
-        m.insert("minAmount".into(), six_decimals(self.min_amount).into());
-        m.insert("maxAmount".into(), six_decimals(self.max_amount).into());
-        m.insert("unitPrice".into(), six_decimals(self.unit_price).into());
-        m.insert("totalShares".into(), self.total_shares.to_string().into());
-        m.insert("remainingShares".into(), self.remaining_shares.to_string().into());
-        m.insert("startDate".into(), self.start_date.clone().into());
-        m.insert("endDate".into(), self.end_date.clone().into());
-        m.insert("offeringStatus".into(), self.status.clone().into());
-        m.insert("offeringText".into(), self.offering_text.clone().into());
-        m.insert("stampingText".into(), self.stamping_text.clone().into());
-        m
+    /// `{offeringId, offeringStatus}` with the stored status.
+    pub fn status_view(&self) -> OfferingStatusView {
+        OfferingStatusView {
+            offering_id: self.id.clone(),
+            offering_status: self.status.clone(),
+        }
     }
+
+    /// getOfferingDetails's funding record: the escrow account and the funding totals.
+    pub fn funding(&self) -> FundingView {
+        FundingView {
+            escrow_account_number: self.escrow_account_number.clone(),
+            pending_amount: six_decimals(self.pending_amount),
+            funded_amount: six_decimals(self.funded_amount),
+            committed_amount: six_decimals(self.committed_amount),
+        }
+    }
+
+    fn fields(&self) -> OfferingFields {
+        OfferingFields {
+            issuer_id: self.issuer_id.clone(),
+            offering_id: self.id.clone(),
+            issue_name: self.issue_name.clone(),
+            issue_type: self.issue_type.clone(),
+            target_amount: six_decimals(self.target_amount),
+            min_amount: six_decimals(self.min_amount),
+            max_amount: six_decimals(self.max_amount),
+            unit_price: six_decimals(self.unit_price),
+            total_shares: self.total_shares.to_string(),
+            remaining_shares: self.remaining_shares.to_string(),
+            start_date: self.start_date.clone(),
+            end_date: self.end_date.clone(),
+            offering_status: self.status.clone(),
+            offering_text: self.offering_text.clone(),
+            stamping_text: self.stamping_text.clone(),
+        }
+    }
+}
+
+/// The fields every offering view starts with, in part 2's order.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OfferingFields {
+    pub issuer_id: String,
+    pub offering_id: String,
+    pub issue_name: String,
+    pub issue_type: String,
+    pub target_amount: String,
+    pub min_amount: String,
+    pub max_amount: String,
+    pub unit_price: String,
+    pub total_shares: String,
+    pub remaining_shares: String,
+    pub start_date: String,
+    pub end_date: String,
+    pub offering_status: String,
+    pub offering_text: String,
+    pub stamping_text: String,
+}
+
+/// The getOffering object (see [`Offering::details`]).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OfferingDetails {
+    #[serde(flatten)]
+    pub fields: OfferingFields,
+    pub escrow_account_number: String,
+    pub field1: String,
+    pub field2: String,
+    pub field3: String,
+}
+
+/// The getAllOffers record (see [`Offering::summary`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct OfferingSummary {
+    #[serde(flatten)]
+    pub fields: OfferingFields,
+    #[serde(rename = "createdDate")]
+    pub created_date: String,
+    #[serde(rename = "createdIPAddress")]
+    pub created_ip_address: String,
+}
+
+/// The updateOffering webhook (see [`Offering::updated_view`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct OfferingUpdated {
+    #[serde(flatten)]
+    pub details: OfferingDetails,
+    #[serde(rename = "createdDate")]
+    pub created_date: String,
+    #[serde(rename = "createdIPAddress")]
+    pub created_ip_address: String,
+}
+
+/// The `GET /v3/offerings` record (see [`Offering::list_view`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct OfferingListView {
+    #[serde(flatten)]
+    pub details: OfferingDetails,
+    #[serde(rename = "createdDate")]
+    pub created_date: String,
+    #[serde(rename = "createdIPAddress")]
+    pub created_ip_address: String,
+    #[serde(rename = "updatedDate")]
+    pub updated_date: String,
+    #[serde(rename = "virtualStatus")]
+    pub virtual_status: &'static str,
+}
+
+/// `{offeringId, offeringStatus}`: createOffering's and getOfferingStatus's record, and the
+/// lifecycle webhooks (with the upper-case status they report).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OfferingStatusView {
+    pub offering_id: String,
+    pub offering_status: String,
+}
+
+/// getOfferingDetails's record (see [`Offering::funding`]).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FundingView {
+    pub escrow_account_number: String,
+    pub pending_amount: String,
+    pub funded_amount: String,
+    pub committed_amount: String,
 }
 
 /// The key of an offering item.
@@ -467,20 +582,36 @@ pub async fn purchase_history(
 impl PurchaseEntry {
     /// The getOfferingPurchaseHistory record (OBSERVED-MORE's fields in order), with the
     /// offering's current `totalShares`, `targetAmount` and `remainingShares`.
-    pub fn view(&self, o: &Offering) -> Value {
-        json!({
-            "tradeId": self.trade_id,
-            "accountId": self.account_id,
-            "offeringId": self.offering_id,
-            "totalAmount": six_decimals(self.total_amount),
-            "totalShares": self.total_shares.to_string(),
-            "purchaseDate": self.purchase_date,
-            "accountName": self.account_name,
-            "offeringTotalShares": o.total_shares.to_string(),
-            "targetAmount": six_decimals(o.target_amount),
-            "remainingShares": o.remaining_shares.to_string(),
-        })
+    pub fn view(&self, o: &Offering) -> PurchaseView {
+        PurchaseView {
+            trade_id: self.trade_id.clone(),
+            account_id: self.account_id.clone(),
+            offering_id: self.offering_id.clone(),
+            total_amount: six_decimals(self.total_amount),
+            total_shares: self.total_shares.to_string(),
+            purchase_date: self.purchase_date.clone(),
+            account_name: self.account_name.clone(),
+            offering_total_shares: o.total_shares.to_string(),
+            target_amount: six_decimals(o.target_amount),
+            remaining_shares: o.remaining_shares.to_string(),
+        }
     }
+}
+
+/// One getOfferingPurchaseHistory record (see [`PurchaseEntry::view`]).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PurchaseView {
+    pub trade_id: String,
+    pub account_id: String,
+    pub offering_id: String,
+    pub total_amount: String,
+    pub total_shares: String,
+    pub purchase_date: String,
+    pub account_name: String,
+    pub offering_total_shares: String,
+    pub target_amount: String,
+    pub remaining_shares: String,
 }
 
 // ---------------------------------------------------------------- escrow accounts
@@ -637,6 +768,6 @@ mod tests {
         item.insert(attr::REMAINING_SHARES.into(), Val::from(7));
         let read = records::from_item::<Offering>(&item).unwrap().rec;
         assert_eq!((read.total_shares, read.remaining_shares), (10, 7));
-        assert_eq!(read.details()["remainingShares"], "7");
+        assert_eq!(read.details().fields.remaining_shares, "7");
     }
 }

@@ -76,30 +76,52 @@ pub fn marker_key(client: &str, offering_id: &str, template_key: &str) -> Key {
 impl OfferingTemplate {
     /// getSubscriptionsforOffering's element: `createdDate`, `offeringId`, `templateId`,
     /// `templateKey`, `templateName`, `templateUrl`.
-    pub fn view(&self) -> serde_json::Value {
-        serde_json::json!({
-            "createdDate": self.created,
-            "offeringId": self.offering_id,
-            "templateId": self.id,
-            "templateKey": self.template_key,
-            "templateName": self.template_name,
-            "templateUrl": self.template_url,
-        })
+    pub fn view(&self) -> TemplateView {
+        TemplateView {
+            created_date: self.created.clone(),
+            offering_id: self.offering_id.clone(),
+            template_id: self.id.clone(),
+            template_key: self.template_key.clone(),
+            template_name: self.template_name.clone(),
+            template_url: self.template_url.clone(),
+        }
     }
 
-    /// The add/update answer's element: `offeringId`, `templateName`, `templateNameID` (a
-    /// JSON number).
-    pub fn summary(&self) -> serde_json::Value {
-        let id: serde_json::Value = self
-            .id
-            .parse::<u64>()
-            .map_or_else(|_| self.id.clone().into(), serde_json::Value::from);
-        serde_json::json!({
-            "offeringId": self.offering_id,
-            "templateName": self.template_name,
-            "templateNameID": id,
-        })
+    /// The add/update answer's element and webhook: `offeringId`, `templateName`,
+    /// `templateNameID` (a JSON number).
+    pub fn summary(&self) -> TemplateSummary {
+        TemplateSummary {
+            offering_id: self.offering_id.clone(),
+            template_name: self.template_name.clone(),
+            template_name_id: self
+                .id
+                .parse::<u64>()
+                .map_or_else(|_| self.id.clone().into(), serde_json::Value::from),
+        }
     }
+}
+
+/// See [`OfferingTemplate::view`].
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateView {
+    pub created_date: String,
+    pub offering_id: String,
+    pub template_id: String,
+    pub template_key: String,
+    pub template_name: String,
+    pub template_url: String,
+}
+
+/// See [`OfferingTemplate::summary`].
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateSummary {
+    pub offering_id: String,
+    pub template_name: String,
+    /// A number; the stored text only if it is not one.
+    #[serde(rename = "templateNameID")]
+    pub template_name_id: serde_json::Value,
 }
 
 fn record_write(client: &str, t: &OfferingTemplate, before: Option<i64>) -> Result<Write, ApiError> {
@@ -261,6 +283,6 @@ mod tests {
         s.write(vec![record, marker]).await.unwrap();
         assert!(active(&s, "c", "100001").await.unwrap().is_empty());
         assert!(find(&s, "c", "100000", "abc").await.unwrap().is_none());
-        assert_eq!(template("100000", "k").summary()["templateNameID"], 100000);
+        assert_eq!(template("100000", "k").summary().template_name_id, 100000);
     }
 }
