@@ -8,7 +8,8 @@ use serde_json::{json, Value};
 use crate::app::App;
 use crate::error::ApiError;
 use crate::model::custodian_settings::CustodianSettings;
-use crate::model::offering::{self, status, EscrowAccount, Offering};
+use crate::model::offering::{status, EscrowAccount, Offering};
+use crate::records::offering;
 use crate::records::Stored;
 use crate::store::StoreError;
 

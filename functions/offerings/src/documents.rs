@@ -10,8 +10,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::documents::{self, Document, NewFile, Owner, OFFERING_FILES};
 use shared::ids::sortable;
-use shared::model::offering::{self, Offering};
+use shared::model::ids::no_offering;
+use shared::model::offering::Offering;
 use shared::model::validate;
+use shared::records::offering;
 use shared::records::Stored;
 use shared::store::{Cond, Key, Val, Write};
 use shared::webhooks::view_event;
@@ -306,7 +308,7 @@ async fn commit_new(
             records.push(r);
         }
         Ok(Plan::new(writes, records)
-            .check(offering_live_check(&client, &offering_id), offering::no_offering())
+            .check(offering_live_check(&client, &offering_id), no_offering())
             .events(events))
     })
     .await
@@ -429,7 +431,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.transact(async move |_, _| {
         Ok(Plan::answer(reply.clone())
             .check(write.clone(), no_document())
-            .check(live.clone(), offering::no_offering())
+            .check(live.clone(), no_offering())
             .event(event.clone()))
     })
     .await

@@ -5,7 +5,8 @@
 
 use serde::Serialize;
 use shared::model::custodian_settings::CustodianSettings;
-use shared::model::offering::{purchase_history, FundingView, PurchaseView};
+use shared::model::offering::{FundingView, PurchaseView};
+use shared::records::offering::purchase_history;
 use shared::webhooks::view_event;
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 

@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 use shared::model::issuer::{
-    custodian_delete, custodian_key, custodians, live_issuer, no_issuer, CustodianRecord, CustodianView, IssuerAccount,
-    IssuerAccountCreated, ISSUER_ACCOUNT_ACTIVE,
+    no_issuer, CustodianRecord, CustodianView, IssuerAccount, IssuerAccountCreated, ISSUER_ACCOUNT_ACTIVE,
 };
 use shared::model::validate;
+use shared::records::issuer::{custodian_delete, custodian_key, custodians, live_issuer};
 use shared::records::{self, Record};
 use shared::store::{Write, MAX_TRANSACTION_WRITES};
 use shared::webhooks::view_event;

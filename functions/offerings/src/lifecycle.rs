@@ -3,7 +3,8 @@
 //! trade's share reservation is conditioned on, so no trade lands on an offering that has
 //! just been closed, cancelled or deleted.
 
-use shared::model::offering::{self, no_open_trades, status, Offering, OfferingStatusView};
+use shared::model::offering::{status, Offering, OfferingStatusView};
+use shared::records::offering::{self, no_open_trades};
 use shared::records::Stored;
 use shared::store::Cond;
 use shared::webhooks::{view_event, Event};

@@ -2,15 +2,17 @@
 //! addSubscriptionsforOffering, getSubscriptionsforOffering, updateSubscriptionsforOffering
 //! (deprecated), deleteSubscriptionsforOffering and fetchSubscriptionDocuments. Templates
 //! come from the client's connected e-signature account (`shared::providers::esign`, the
-//! sandbox provider); an offering's active ones are `shared::model::subscription::active`,
+//! sandbox provider); an offering's active ones are `shared::records::subscription::active`,
 //! what sendSubscriptionDocument sends. Shapes and decisions: `docs/offerings-documents.md`.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::esign;
-use shared::model::offering;
-use shared::model::subscription::{self, OfferingTemplate, StoredTemplate, SUBSCRIPTION};
+use shared::model::ids::no_offering;
+use shared::model::subscription::{OfferingTemplate, SUBSCRIPTION};
 use shared::providers::esign::{ESignError, ESignProvider, Template};
+use shared::records::offering;
+use shared::records::subscription::{self, StoredTemplate};
 use shared::webhooks::{view_event, Event};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
@@ -145,7 +147,7 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         let reply = Reply::ok().with("document_details", [summary]);
         Ok(Plan::new(vec![record], reply)
             .check(marker, duplicate(&t.template_key))
-            .check(offering_live_check(client, &t.offering_id), offering::no_offering())
+            .check(offering_live_check(client, &t.offering_id), no_offering())
             .event(event))
     })
     .await
@@ -213,7 +215,7 @@ fn change_plan<T>(
         plan = plan.check(marker, duplicate(&after.template_key));
     }
     Ok(plan
-        .check(offering_live_check(client, &after.offering_id), offering::no_offering())
+        .check(offering_live_check(client, &after.offering_id), no_offering())
         .event(event))
 }
 

@@ -3,7 +3,8 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use shared::model::offering::{self, Offering};
+use shared::model::offering::Offering;
+use shared::records::offering;
 use shared::records::{self, Record, Stored};
 use shared::store::{Index, Query};
 use shared::webhooks::Event;

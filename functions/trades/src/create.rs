@@ -3,10 +3,10 @@
 
 use rust_decimal::Decimal;
 use serde_json::Value;
-use shared::model::offering;
 use shared::model::trade::{self, normalize_transaction_type, total_amount, Trade, TradeStatus};
 use shared::model::validate;
 use shared::records;
+use shared::records::offering;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use crate::support::{active_account, ip_param, opt_date, primary, primary_still_there, units};

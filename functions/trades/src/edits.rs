@@ -3,12 +3,13 @@
 
 use rust_decimal::Decimal;
 use serde_json::{Map, Value};
-use shared::model::offering::{self, six_decimals, Offering};
+use shared::model::offering::{six_decimals, Offering};
 use shared::model::trade::{
     self, ach_pending, json_number, no_pending_ach, normalize_transaction_type, total_amount, wrong_status, Trade,
     TradeStatus,
 };
 use shared::model::validate;
+use shared::records::offering;
 use shared::records::Stored;
 use shared::webhooks::Event;
 use shared::{op, ApiError, Ctx, Params, Reply, Routes};
@@ -170,7 +171,7 @@ pub async fn edit(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 async fn offering_of(ctx: &Ctx, t: &Trade) -> Result<Offering, ApiError> {
     Ok(offering::load(ctx.store(), ctx.client_id(), &t.offering_id)
         .await?
-        .ok_or_else(offering::no_offering)?
+        .ok_or_else(shared::model::ids::no_offering)?
         .rec)
 }
 

@@ -10,10 +10,11 @@ use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
 use shared::mask::MASK;
 use shared::model::custodian_settings::CustodianSettings;
-use shared::model::offering::{self, six_decimals, Offering};
+use shared::model::offering::{six_decimals, Offering};
 use shared::model::trade::{self, pending_ach_key, Trade};
 use shared::model::Account;
 use shared::records;
+use shared::records::offering;
 use shared::store::{Index, Query};
 use shared::{op, ApiError, Ctx, Params, Reply, Routes};
 

@@ -15,7 +15,7 @@
 //!
 //! Every change of a trade goes through [`insert`] or [`replace`] (the record, both copies
 //! and the purchase entry) plus, when the change moves shares or money, the offering's
-//! [`offering::change_write`] computed by [`offering_change`] from the trade as read and as
+//! [`crate::records::offering::change_write`] computed by [`offering_change`] from the trade as read and as
 //! written. The record's put is conditioned on the version read, the offering's update on
 //! enough remaining shares: a concurrent change fails the whole transaction and the caller
 //! reads again.
@@ -331,7 +331,7 @@ pub fn offering_write(client: &str, offering_id: &str, change: &OfferingChange) 
         require_accepting: change.require_accepting,
         ..OfferingChange::default()
     };
-    (change != &zero).then(|| offering::change_write(client, offering_id, change))
+    (change != &zero).then(|| crate::records::offering::change_write(client, offering_id, change))
 }
 
 /// A webhook value: text as it is.
@@ -645,7 +645,7 @@ fn companions(client: &str, t: &Trade) -> Result<Vec<Write>, ApiError> {
     Ok(vec![
         copy_write(by_offering_pk(client, &t.offering_id), t)?,
         copy_write(by_account_pk(client, &t.account_id), t)?,
-        offering::purchase_write(client, &t.purchase_entry()),
+        crate::records::offering::purchase_write(client, &t.purchase_entry()),
     ])
 }
 
@@ -674,7 +674,7 @@ pub fn replace(client: &str, before: &Stored<Trade>, after: &Trade) -> Result<Ve
 /// The position of the offering write in `writes` (a failed condition there means the
 /// offering stopped accepting investments or ran out of units).
 pub fn offering_write_index(client: &str, offering_id: &str, writes: &[Write]) -> Option<usize> {
-    let key = offering::offering_key(client, offering_id);
+    let key = crate::records::offering::offering_key(client, offering_id);
     writes.iter().position(|w| w.key().as_ref() == Some(&key))
 }
 

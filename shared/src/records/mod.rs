@@ -3,6 +3,11 @@
 //! `createdDate` then ID; per-client counters kept in the same transaction as the writes
 //! give `totalRecords` without reading the list.
 
+pub mod custodian_settings;
+pub mod issuer;
+pub mod offering;
+pub mod subscription;
+
 use rust_decimal::Decimal;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
