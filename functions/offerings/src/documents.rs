@@ -10,16 +10,15 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::documents::{self, Document, NewFile, Owner, OFFERING_FILES};
 use shared::ids::sortable;
-use shared::model::ids::no_offering;
+use shared::model::ids::{no_offering, OfferingId};
 use shared::model::offering::Offering;
 use shared::model::validate;
-use shared::records::offering;
 use shared::records::Stored;
 use shared::store::{Cond, Key, Val, Write};
 use shared::webhooks::view_event;
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{live_offering, numeric_id, offering_live_check};
+use crate::support::{live_offering, offering_id, offering_live_check};
 use crate::watermark;
 
 /// The owner kind of offering documents.
@@ -253,7 +252,7 @@ struct DeletedEvent<'a> {
 /// `{offeringId, documentReferenceCode, documentId, documentURL}` per file; fires
 /// `addDocumentsforOffering` once per document with those fields.
 pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let offering_id = numeric_id(&p, "offeringId")?;
+    let offering_id = offering_id(&p)?;
     let reference = p.req(&["documentFileReferenceCode"])?.trim().to_owned();
     if reference.chars().count() > MAX_REFERENCE {
         return Err(ApiError::invalid(
@@ -271,7 +270,7 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         watermark_files(&mut files, &text).await?;
         extra.insert("stampingText".into(), Value::from(text));
     }
-    let offering = offering::live(ctx.store(), ctx.client_id(), &offering_id).await?;
+    let offering = live_offering(&ctx, &offering_id).await?;
     let id = offering.rec.id.as_str();
     let client = ctx.client_id().to_owned();
     let (mut docs, _) = documents::store_with(&ctx, owner(id), files, &extra).await?;
@@ -320,8 +319,9 @@ async fn commit_new(
 /// sent; `url` signed, 15 minutes). No document: body statusCode `404` `error in opening
 /// document` (observed). Unknown offering `138`, non-numeric `106` (CONTRACT's order).
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = offering_id(&p)?;
     ctx.transact(async move |ctx, _| {
-        let s = live_offering(&ctx, &p).await?;
+        let s = live_offering(&ctx, &id).await?;
         let docs = documents::list(&ctx, owner(&s.rec.id)).await?;
         if docs.is_empty() {
             return Err(no_documents());
@@ -358,10 +358,10 @@ fn changed(p: &Params, name: &str) -> Result<Option<String>, ApiError> {
 async fn named_document(
     ctx: &Ctx,
     document_id: &str,
-    offering_id: Option<&str>,
+    offering_id: Option<&OfferingId>,
 ) -> Result<(Stored<Offering>, Document), ApiError> {
     let sent = match offering_id {
-        Some(id) => Some(offering::live(ctx.store(), ctx.client_id(), id).await?),
+        Some(id) => Some(live_offering(ctx, id).await?),
         None => None,
     };
     let number = documents::document_number(document_id).ok_or_else(no_document)?;
@@ -369,7 +369,7 @@ async fn named_document(
     let offering = match sent {
         Some(s) if s.rec.id == of => s,
         Some(_) => return Err(no_document()),
-        None => offering::live(ctx.store(), ctx.client_id(), &of).await?,
+        None => live_offering(ctx, &OfferingId::stored(of.clone())).await?,
     };
     let doc = documents::find(ctx, owner(&of), document_id)
         .await?
@@ -386,7 +386,7 @@ async fn named_document(
 pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let document_id = p.req(&["documentId", "documentid"])?.trim().to_owned();
     let offering_id = match p.opt(&["offeringId"])? {
-        Some(v) if !v.trim().is_empty() => Some(numeric_id(&p, "offeringId")?),
+        Some(v) if !v.trim().is_empty() => Some(offering_id(&p)?),
         _ => None,
     };
     let title = changed(&p, "documentTitle")?;
@@ -401,7 +401,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     if title.is_none() && reference.is_none() && template.is_none() {
         return Err(ApiError::missing("documentTitle"));
     }
-    let (offering, mut doc) = named_document(&ctx, &document_id, offering_id.as_deref()).await?;
+    let (offering, mut doc) = named_document(&ctx, &document_id, offering_id.as_ref()).await?;
     if let Some(t) = title {
         doc.document_title = t;
     }
@@ -442,9 +442,9 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// Answers `document_details` = `Document deleted successfully`; fires
 /// `deleteDocumentsforOffering` with `offeringId`, `documentId`.
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    numeric_id(&p, "offeringId")?;
+    let offering_id = offering_id(&p)?;
     let document_id = p.req(&["documentId", "documentid"])?.trim().to_owned();
-    let s = live_offering(&ctx, &p).await?;
+    let s = live_offering(&ctx, &offering_id).await?;
     let doc = documents::find(&ctx, owner(&s.rec.id), &document_id)
         .await?
         .ok_or_else(no_document)?;

@@ -10,7 +10,7 @@ use shared::records::offering::purchase_history;
 use shared::webhooks::view_event;
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::live_offering;
+use crate::support::{live_offering, offering_id};
 
 /// The getOfferingDetails webhook: the offering ID, then the record.
 #[derive(Serialize)]
@@ -48,8 +48,9 @@ struct CustodianEvent<'a> {
 /// `escrowAccountNumber`, `pendingAmount`, `fundedAmount` and `committedAmount` (as
 /// observed), amounts with six decimals.
 pub async fn details(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = offering_id(&p)?;
     ctx.transact(async move |ctx, _| {
-        let s = live_offering(&ctx, &p).await?;
+        let s = live_offering(&ctx, &id).await?;
         let funding = s.rec.funding();
         let event = view_event(
             "getOfferingDetails",
@@ -66,8 +67,9 @@ pub async fn details(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `getOfferingPurchaseHistory`: `Offering purchased details` = an object holding
 /// `offering_purchase_history`, the offering's live trades oldest first (as observed).
 pub async fn purchase_history_op(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = offering_id(&p)?;
     ctx.transact(async move |ctx, _| {
-        let s = live_offering(&ctx, &p).await?;
+        let s = live_offering(&ctx, &id).await?;
         let entries = purchase_history(ctx.store(), ctx.client_id(), &s.rec.id).await?;
         let trade_ids: Vec<&str> = entries.iter().map(|e| e.trade_id.as_str()).collect();
         let event = view_event(
@@ -89,8 +91,9 @@ pub async fn purchase_history_op(ctx: Ctx, p: Params) -> Result<Reply, ApiError>
 /// (wire and check instructions only), values from the client's custodian settings, empty
 /// strings where nothing is configured (CONTRACT.md).
 pub async fn custodian(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = offering_id(&p)?;
     ctx.transact(async move |ctx, _| {
-        let s = live_offering(&ctx, &p).await?;
+        let s = live_offering(&ctx, &id).await?;
         let settings = CustodianSettings::load(ctx.store(), ctx.client_id()).await?;
         let event = view_event(
             "getCustodianDetailsforOffering",

@@ -2,6 +2,7 @@
 //! getIssuerAccount and deleteIssuerAccount. Storage only: nothing reviews them.
 
 use serde::Serialize;
+use shared::model::ids::IssuerId;
 use shared::model::issuer::{
     no_issuer, CustodianRecord, CustodianView, IssuerAccount, IssuerAccountCreated, ISSUER_ACCOUNT_ACTIVE,
 };
@@ -12,7 +13,7 @@ use shared::store::{Write, MAX_TRANSACTION_WRITES};
 use shared::webhooks::view_event;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{numeric_id, required_if_permitted};
+use crate::support::{issuer_id, required_if_permitted};
 
 /// The fields a createIssuerAccount request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -67,7 +68,7 @@ fn non_blank(v: String, check: impl Fn(&str) -> Result<String, ApiError>) -> Res
 }
 
 /// The account a createIssuerAccount request describes (every field from its parameters).
-fn account_from_params(ctx: &Ctx, p: &Params, issuer_id: &str) -> Result<IssuerAccount, ApiError> {
+fn account_from_params(ctx: &Ctx, p: &Params, issuer_id: &IssuerId) -> Result<IssuerAccount, ApiError> {
     let company_name = required_if_permitted(ctx, p, &["companyName"])?;
     let company_state = non_blank(required_if_permitted(ctx, p, &["companyState"])?, |v| {
         let ok = v.len() == 2 && v.bytes().all(|b| b.is_ascii_alphabetic());
@@ -82,7 +83,7 @@ fn account_from_params(ctx: &Ctx, p: &Params, issuer_id: &str) -> Result<IssuerA
             .ok_or_else(|| ApiError::invalid("companyTaxID", "must be 9 digits, no hyphens"))
     })?;
     Ok(IssuerAccount {
-        issuer_id: issuer_id.to_owned(),
+        issuer_id: issuer_id.to_string(),
         account_first_name: p.text(&["accountfirstName", "accountFirstName"])?,
         account_last_name: p.text(&["accountlastName", "accountLastName"])?,
         account_type: p.text(&["accountType"])?,
@@ -117,14 +118,14 @@ fn account_from_params(ctx: &Ctx, p: &Params, issuer_id: &str) -> Result<IssuerA
 /// `1`: `{"1": [record]}` (the insert array without its element 0).
 pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
-    let issuer_id = numeric_id(&p, "issuerId")?;
+    let issuer_id = issuer_id(&p)?;
     let mut account = account_from_params(&ctx, &p, &issuer_id)?;
     let issuer_status = live_issuer(ctx.store(), ctx.client_id(), &issuer_id)
         .await?
         .rec
         .issuer_status;
     ctx.transact(async move |ctx, _| {
-        let existing = records::load::<IssuerAccount>(ctx.store(), ctx.client_id(), &issuer_id).await?;
+        let existing = records::load::<IssuerAccount>(ctx.store(), ctx.client_id(), issuer_id.as_str()).await?;
         let now = ctx.now();
         account.updated.clone_from(&now);
         let (writes, updated) = match &existing {
@@ -153,22 +154,23 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     .await
 }
 
-/// The issuer's live financial account: `106` for a missing or non-numeric `issuerId`,
-/// `136` when the issuer or its account does not exist. One read: deleteIssuer deletes the
-/// account with the issuer, so a live account always has a live issuer.
-async fn issuer_account(ctx: &Ctx, p: &Params) -> Result<records::Stored<IssuerAccount>, ApiError> {
-    let issuer_id = numeric_id(p, "issuerId")?;
-    match records::load::<IssuerAccount>(ctx.store(), ctx.client_id(), &issuer_id).await? {
+/// The issuer's live financial account: `136` when the issuer or its account does not
+/// exist. One read: deleteIssuer deletes the account with the issuer, so a live account
+/// always has a live issuer.
+async fn issuer_account(ctx: &Ctx, issuer_id: &IssuerId) -> Result<records::Stored<IssuerAccount>, ApiError> {
+    match records::load::<IssuerAccount>(ctx.store(), ctx.client_id(), issuer_id.as_str()).await? {
         Some(s) if !s.rec.deleted => Ok(s),
         _ => Err(no_issuer()),
     }
 }
 
 /// `POST /v3/getIssuerAccount`: `statusDesc` is the account object (SSN and `dob` decoded),
-/// then `issuerId` and `Financial issuer details`, the custodian records.
+/// then `issuerId` and `Financial issuer details`, the custodian records. `106` for a
+/// missing or non-numeric `issuerId`.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let issuer_id = issuer_id(&p)?;
     ctx.transact(async move |ctx, _| {
-        let s = issuer_account(&ctx, &p).await?;
+        let s = issuer_account(&ctx, &issuer_id).await?;
         let status = s.rec.status_view();
         let custodian_records: Vec<CustodianView> = custodians(ctx.store(), ctx.client_id(), &s.rec.issuer_id)
             .await?
@@ -196,18 +198,18 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         Some(_) => return Err(ApiError::invalid("providerid", "Numeric values only")),
         None => None,
     };
-    let issuer_id = numeric_id(&p, "issuerId")?;
+    let issuer_id = issuer_id(&p)?;
     let done = || Reply::ok().desc("Issuer Financial Account deleted successfully!");
     if let Some(provider) = provider {
         live_issuer(ctx.store(), ctx.client_id(), &issuer_id).await?;
         let event = view_event(
             "deleteIssuerAccount",
             &DeleteEvent {
-                issuer_id: &issuer_id,
+                issuer_id: issuer_id.as_str(),
                 providerid: Some(&provider),
             },
         );
-        let write = custodian_delete(ctx.client_id(), &issuer_id, &provider);
+        let write = custodian_delete(ctx.client_id(), issuer_id.as_str(), &provider);
         let missing = ApiError::coded("136", "Issuer Financial Account custodian record does not exist.");
         ctx.transact(async move |_, _| {
             Ok(Plan::answer(())
@@ -220,12 +222,12 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = issuer_id.clone();
     let later = ctx
         .transact(async move |ctx, _| {
-            let stored = issuer_account(&ctx, &p).await?;
+            let stored = issuer_account(&ctx, &id).await?;
             let mut after = stored.rec.clone();
             after.deleted = true;
             after.updated = ctx.now();
             let mut writes = records::replace(ctx.client_id(), &stored, &after)?;
-            let providers: Vec<String> = custodians(ctx.store(), ctx.client_id(), &id)
+            let providers: Vec<String> = custodians(ctx.store(), ctx.client_id(), id.as_str())
                 .await?
                 .into_iter()
                 .map(|c| c.providerid)
@@ -233,13 +235,13 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             let room = MAX_TRANSACTION_WRITES - writes.len() - 1;
             let (now, later) = providers.split_at(providers.len().min(room));
             writes.extend(now.iter().map(|provider| Write::Delete {
-                key: custodian_key(ctx.client_id(), &id, provider),
+                key: custodian_key(ctx.client_id(), id.as_str(), provider),
                 cond: None,
             }));
             let event = view_event(
                 "deleteIssuerAccount",
                 &DeleteEvent {
-                    issuer_id: &id,
+                    issuer_id: id.as_str(),
                     providerid: None,
                 },
             );
@@ -252,7 +254,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         let deletes = chunk
             .iter()
             .map(|id| Write::Delete {
-                key: custodian_key(ctx.client_id(), &issuer_id, id),
+                key: custodian_key(ctx.client_id(), issuer_id.as_str(), id),
                 cond: None,
             })
             .collect();

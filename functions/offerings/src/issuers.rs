@@ -6,13 +6,14 @@ use serde::Serialize;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
-use shared::model::issuer::{no_issuer, Issuer, IssuerAccount};
+use shared::model::ids::IssuerId;
+use shared::model::issuer::{Issuer, IssuerAccount};
+use shared::records;
 use shared::records::issuer::live_issuer;
-use shared::records::{self, Stored};
 use shared::webhooks::view_event;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{ids_event, newest, numeric_id, object, required_if_permitted};
+use crate::support::{ids_event, issuer_id, newest, object, required_if_permitted};
 
 /// The fields an issuer request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -87,17 +88,6 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     .map(|record| Reply::ok().with("issuerDetails", insert_array(record)))
 }
 
-/// The issuer an update names: `106` when `issuerId` is missing, `136` when it is malformed
-/// or unknown (as the incumbent answers updateIssuer).
-async fn issuer_to_update(ctx: &Ctx, p: &Params) -> Result<Stored<Issuer>, ApiError> {
-    let id = p.req(&["issuerId"])?;
-    let id = id.trim();
-    if !id.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(no_issuer());
-    }
-    live_issuer(ctx.store(), ctx.client_id(), id).await
-}
-
 /// `updateIssuer`: `issuerId` and any of the createIssuer fields, `issuerStatus` (free
 /// text) and `field1`; the ones sent replace the stored values. Answers exactly
 /// `[true, [{issuerId, issuerStatus}]]` (as observed).
@@ -114,8 +104,10 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let phone_number = phone(&p)?;
     let status = p.opt(&["issuerStatus"])?;
     let field1 = p.opt(&["field1"])?;
+    // A malformed ID is `136` here, as the incumbent answers updateIssuer.
+    let id = IssuerId::param(&p, &[IssuerId::PARAM])?;
     ctx.transact(async move |ctx, _| {
-        let stored = issuer_to_update(&ctx, &p).await?;
+        let stored = live_issuer(ctx.store(), ctx.client_id(), &id).await?;
         let mut after = stored.rec.clone();
         let fields = [
             &mut after.issuer_name,
@@ -147,16 +139,12 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     .await
 }
 
-/// The issuer a read or delete names: `106` when missing or not numeric, `136` when unknown.
-async fn named_issuer(ctx: &Ctx, p: &Params) -> Result<Stored<Issuer>, ApiError> {
-    let id = numeric_id(p, "issuerId")?;
-    live_issuer(ctx.store(), ctx.client_id(), &id).await
-}
-
-/// `POST /v3/getIssuer`: `issuerDetails`, an array of the one issuer record.
+/// `POST /v3/getIssuer`: `issuerDetails`, an array of the one issuer record; `106` when
+/// `issuerId` is missing or not numeric, `136` when unknown.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = issuer_id(&p)?;
     ctx.transact(async move |ctx, _| {
-        let s = named_issuer(&ctx, &p).await?;
+        let s = live_issuer(ctx.store(), ctx.client_id(), &id).await?;
         let record = s.rec.view();
         let event = view_event("getIssuer", &record);
         Ok(Plan::answer(Reply::ok().with("issuerDetails", [record])).event(event))
@@ -166,9 +154,11 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 
 /// `POST /v3/deleteIssuer`: a virtual delete, with the issuer's financial account (so that
 /// a live account always has a live issuer). The issuer's offerings stay as they are.
+/// `issuerId` as getIssuer's.
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = issuer_id(&p)?;
     ctx.transact(async move |ctx, _| {
-        let stored = named_issuer(&ctx, &p).await?;
+        let stored = live_issuer(ctx.store(), ctx.client_id(), &id).await?;
         let mut after = stored.rec.clone();
         after.deleted = true;
         after.updated = ctx.now();

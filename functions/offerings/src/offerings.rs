@@ -15,7 +15,7 @@ use shared::store::{CmpOp, Cond, Update, Val};
 use shared::webhooks::view_event;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{ids_event, live_offering, newest, numeric_id, object};
+use crate::support::{ids_event, issuer_id, live_offering, newest, object, offering_id};
 
 /// The fields an offering request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -75,9 +75,9 @@ fn explicit_shares(p: &Params) -> Result<Option<i64>, ApiError> {
 /// starts equal to it.
 pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
-    let issuer_id = numeric_id(&p, "issuerId")?;
+    let issuer = issuer_id(&p)?;
     let mut o = Offering {
-        issuer_id,
+        issuer_id: issuer.to_string(),
         issue_name: p.req(&["issueName"])?,
         issue_type: p.req(&["issueType"])?,
         target_amount: validate::amount("targetAmount", &p.req(&["targetAmount"])?)?,
@@ -105,7 +105,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         .opt(&["createIPAddress", "createdIPAddress", "createdIpAddress"])?
         .filter(|v| !v.trim().is_empty())
         .unwrap_or_else(|| ctx.ip.to_string());
-    live_issuer(ctx.store(), ctx.client_id(), &o.issuer_id).await?;
+    live_issuer(ctx.store(), ctx.client_id(), &issuer).await?;
     o.id = ctx.next_id(shared::ids::OFFERING).await?;
     o.created = ctx.now();
     o.updated = o.created.clone();
@@ -249,12 +249,12 @@ impl Changes {
 /// Answers `offeringDetails` = `[true, [getOffering object]]`; fires `updateOffering`.
 pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
-    let id = numeric_id(&p, "offeringId")?;
+    let id = offering_id(&p)?;
     let changes = parse_changes(&p)?;
     // The version moved (a concurrent update) or trades reserved the units this change would
     // remove: the next attempt reads again and decides on the fresh copy.
     ctx.transact(async move |ctx, _| {
-        let stored = offering::live(ctx.store(), ctx.client_id(), &id).await?;
+        let stored = live_offering(&ctx, &id).await?;
         let mut after = changes.apply(&stored.rec)?;
         let delta = after.total_shares - stored.rec.total_shares;
         if stored.rec.remaining_shares + delta < 0 {
@@ -290,8 +290,9 @@ fn too_few_shares(o: &Offering) -> ApiError {
 /// `POST /v3/getOffering`: `offeringDetails`, an array of the one offering object
 /// (OBSERVED.md), `remainingShares` as it stands.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = offering_id(&p)?;
     ctx.transact(async move |ctx, _| {
-        let s = live_offering(&ctx, &p).await?;
+        let s = live_offering(&ctx, &id).await?;
         let record = s.rec.details();
         let event = view_event("getOffering", &record);
         Ok(Plan::answer(Reply::ok().with("offeringDetails", [record])).event(event))

@@ -8,15 +8,14 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::esign;
-use shared::model::ids::no_offering;
+use shared::model::ids::{no_offering, OfferingId};
 use shared::model::subscription::{OfferingTemplate, SUBSCRIPTION};
 use shared::providers::esign::{ESignError, ESignProvider, Template};
-use shared::records::offering;
 use shared::records::subscription::{self, StoredTemplate};
 use shared::webhooks::{view_event, Event};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{live_offering, numeric_id, offering_live_check};
+use crate::support::{live_offering, numeric_id, offering_id, offering_live_check};
 
 /// getSubscriptionsforOffering's `document_details` when the offering has no template
 /// (observed, with body statusCode `404` and statusDesc `Error(s)`).
@@ -117,14 +116,14 @@ struct FetchedEvent {
 /// `addSubscriptionsforOffering` with those fields. No connected account, a template the
 /// account does not hold, or one the offering has already: `106`.
 pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let offering_id = numeric_id(&p, "offeringId")?;
+    let offering_id = offering_id(&p)?;
     let (key, name_in_file) = template_spec(&p)?;
     let name = template_name(&p, &name_in_file)?;
     let created_ip = p
         .opt(&["createdIpAddress", "createdIPAddress"])?
         .filter(|v| !v.trim().is_empty())
         .unwrap_or_else(|| ctx.ip.to_string());
-    let o = offering::live(ctx.store(), ctx.client_id(), &offering_id).await?;
+    let o = live_offering(&ctx, &offering_id).await?;
     let template = account_template(&ctx, &key).await?;
     let now = ctx.now();
     let t = OfferingTemplate {
@@ -159,8 +158,9 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// None: body statusCode `404`, statusDesc `Error(s)`, `document_details` `Template details
 /// does not exist.` (observed). Missing or non-numeric `offeringId` `106`; unknown `138`.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = offering_id(&p)?;
     ctx.transact(async move |ctx, _| {
-        let s = live_offering(&ctx, &p).await?;
+        let s = live_offering(&ctx, &id).await?;
         let templates = subscription::active(ctx.store(), ctx.client_id(), &s.rec.id).await?;
         if templates.is_empty() {
             let mut body = Map::new();
@@ -187,13 +187,13 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 }
 
 /// `offeringId` and `templateId` (the templateNameID), both numeric (`106`).
-fn ids(p: &Params) -> Result<(String, String), ApiError> {
-    Ok((numeric_id(p, "offeringId")?, numeric_id(p, "templateId")?))
+fn ids(p: &Params) -> Result<(OfferingId, String), ApiError> {
+    Ok((offering_id(p)?, numeric_id(p, "templateId", |id| Ok(id.to_owned()))?))
 }
 
 /// The offering's live template `id`: `138` for the offering, `106` for the template.
-async fn existing(ctx: &Ctx, offering_id: &str, id: &str) -> Result<StoredTemplate, ApiError> {
-    let o = offering::live(ctx.store(), ctx.client_id(), offering_id).await?;
+async fn existing(ctx: &Ctx, offering_id: &OfferingId, id: &str) -> Result<StoredTemplate, ApiError> {
+    let o = live_offering(ctx, offering_id).await?;
     subscription::find(ctx.store(), ctx.client_id(), &o.rec.id, id)
         .await?
         .ok_or_else(no_template)

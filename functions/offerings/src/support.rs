@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use shared::model::ids::{IssuerId, OfferingId};
 use shared::model::offering::Offering;
 use shared::records::offering;
 use shared::records::{self, Record, Stored};
@@ -10,15 +11,27 @@ use shared::store::{Index, Query};
 use shared::webhooks::Event;
 use shared::{ApiError, Ctx, Params};
 
-/// A required numeric ID parameter: `106` when missing or not all digits.
-pub fn numeric_id(p: &Params, name: &str) -> Result<String, ApiError> {
+/// A required numeric ID parameter: `106` when missing or not all digits (what these
+/// operations answer for a malformed ID, where the ID types answer their unknown-ID code),
+/// then parsed as its type by `typed`.
+pub fn numeric_id<T>(p: &Params, name: &str, typed: fn(&str) -> Result<T, ApiError>) -> Result<T, ApiError> {
     let v = p.req(&[name])?;
     let v = v.trim();
     if v.bytes().all(|b| b.is_ascii_digit()) {
-        Ok(v.to_owned())
+        typed(v)
     } else {
         Err(ApiError::invalid(name, "Numeric values only"))
     }
+}
+
+/// The `offeringId` parameter: `106` when missing or not numeric.
+pub fn offering_id(p: &Params) -> Result<OfferingId, ApiError> {
+    numeric_id(p, OfferingId::PARAM, OfferingId::parse)
+}
+
+/// The `issuerId` parameter: `106` when missing or not numeric.
+pub fn issuer_id(p: &Params) -> Result<IssuerId, ApiError> {
+    numeric_id(p, IssuerId::PARAM, IssuerId::parse)
 }
 
 /// A parameter part 2 marks required for an issuer operation: enforced (`106` when missing
@@ -64,11 +77,9 @@ pub async fn newest<R: Record>(ctx: &Ctx, max: usize) -> Result<Vec<R>, ApiError
     }
 }
 
-/// The live offering named by the `offeringId` parameter: `106` when missing or not
-/// numeric, `138` when unknown or deleted.
-pub async fn live_offering(ctx: &Ctx, p: &Params) -> Result<Stored<Offering>, ApiError> {
-    let id = numeric_id(p, "offeringId")?;
-    offering::live(ctx.store(), ctx.client_id(), &id).await
+/// The live offering `id`: `138` when unknown or deleted.
+pub async fn live_offering(ctx: &Ctx, id: &OfferingId) -> Result<Stored<Offering>, ApiError> {
+    offering::live(ctx.store(), ctx.client_id(), id.as_str()).await
 }
 
 /// The check, inside a transaction, that an offering is still live (not deleted): its
@@ -78,5 +89,28 @@ pub fn offering_live_check(client: &str, offering_id: &str) -> shared::store::Wr
     shared::store::Write::Check {
         key: offering::offering_key(client, offering_id),
         cond: shared::store::Cond::AttrExists("gsi1pk".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(query: &str) -> Params {
+        Params::from_query(Some(query)).unwrap()
+    }
+
+    #[test]
+    fn a_malformed_numeric_id_is_106_and_a_well_formed_one_is_typed() {
+        assert_eq!(
+            offering_id(&params("offeringId=%20100000%20")).unwrap().as_str(),
+            "100000"
+        );
+        assert_eq!(offering_id(&params("offeringId=12a")).unwrap_err().code(), "106");
+        assert_eq!(issuer_id(&params("issuerId=x1")).unwrap_err().code(), "106");
+        assert_eq!(issuer_id(&params("other=1")).unwrap_err().code(), "106");
+        // Digits that cannot name a record answer the type's unknown-ID code, as a lookup did.
+        let long = format!("offeringId={}", "9".repeat(25));
+        assert_eq!(offering_id(&params(&long)).unwrap_err().code(), "138");
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::error::ApiError;
 use crate::ids::sortable;
+use crate::model::ids::IssuerId;
 use crate::model::issuer::{no_issuer, CustodianRecord, Issuer};
 use crate::records::{self, Stored};
 use crate::store::{Cond, Index, Key, Query, SkRange, Store, Val, Write};
@@ -56,8 +57,8 @@ pub async fn custodians(store: &dyn Store, client: &str, issuer_id: &str) -> Res
 }
 
 /// A live issuer of the client, or `136`.
-pub async fn live_issuer(store: &dyn Store, client: &str, id: &str) -> Result<Stored<Issuer>, ApiError> {
-    match records::load::<Issuer>(store, client, id).await? {
+pub async fn live_issuer(store: &dyn Store, client: &str, id: &IssuerId) -> Result<Stored<Issuer>, ApiError> {
+    match records::load::<Issuer>(store, client, id.as_str()).await? {
         Some(s) if !s.rec.deleted => Ok(s),
         _ => Err(no_issuer()),
     }
