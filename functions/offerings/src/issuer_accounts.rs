@@ -143,7 +143,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             }
         };
         let record = account.created_view(&issuer_status);
-        let event = view_event("createIssuerAccount", &record.clone().redacted());
+        let event = view_event("createIssuerAccount", &record.redacted());
         let reply = if updated {
             Reply::ok().with("Financial issuer details", Rewritten { record: [record] })
         } else {
@@ -177,7 +177,7 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             .iter()
             .map(CustodianRecord::view)
             .collect();
-        let event = view_event("getIssuerAccount", &status.clone().redacted());
+        let event = view_event("getIssuerAccount", &status.redacted());
         let status =
             serde_json::to_value(status).map_err(|e| ApiError::internal_from("account view does not serialize", e))?;
         let reply = Reply::ok()

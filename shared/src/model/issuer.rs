@@ -200,8 +200,10 @@ impl IssuerAccount {
             issuing_country: self.issuing_country.clone(),
             account_type: self.account_type.clone(),
             account_middle_initial: self.account_middle_initial.clone(),
-            social_security_number: enc(&self.ssn),
-            dob: enc(&self.dob),
+            pii: Pii {
+                social_security_number: enc(&self.ssn),
+                dob: enc(&self.dob),
+            },
             resident_us: self.resident_us.clone(),
             citizen_us: self.citizen_us.clone(),
             address_line1: self.address_line1.clone(),
@@ -229,8 +231,10 @@ impl IssuerAccount {
             entity_type: self.entity_type.clone(),
             company_tax_id: self.company_tax_id.clone(),
             account_middle_initial: self.account_middle_initial.clone(),
-            social_security_number: self.ssn.clone(),
-            dob: self.dob.clone(),
+            pii: Pii {
+                social_security_number: self.ssn.clone(),
+                dob: self.dob.clone(),
+            },
             resident_us: self.resident_us.clone(),
             citizen_us: self.citizen_us.clone(),
             address_line1: self.address_line1.clone(),
@@ -246,11 +250,28 @@ impl IssuerAccount {
     }
 }
 
-/// A stored SSN or date of birth as webhooks carry it: `REDACTED` when set (part 1,
-/// Conventions 8), empty otherwise.
-fn redact(v: &mut String) {
-    if !v.is_empty() {
-        *v = crate::mask::REDACTED.into();
+/// The SSN and date of birth of an account view, in the spec's order.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pii {
+    pub social_security_number: String,
+    pub dob: String,
+}
+
+impl Pii {
+    /// As webhooks carry them: `REDACTED` when set (part 1, Conventions 8), empty otherwise.
+    fn redacted(&self) -> Pii {
+        let redact = |v: &str| {
+            if v.is_empty() {
+                String::new()
+            } else {
+                crate::mask::REDACTED.into()
+            }
+        };
+        Pii {
+            social_security_number: redact(&self.social_security_number),
+            dob: redact(&self.dob),
+        }
     }
 }
 
@@ -267,8 +288,8 @@ pub struct IssuerAccountCreated {
     pub issuing_country: String,
     pub account_type: String,
     pub account_middle_initial: String,
-    pub social_security_number: String,
-    pub dob: String,
+    #[serde(flatten)]
+    pub pii: Pii,
     #[serde(rename = "residentUS")]
     pub resident_us: String,
     #[serde(rename = "citizenUS")]
@@ -286,10 +307,9 @@ pub struct IssuerAccountCreated {
 
 impl IssuerAccountCreated {
     /// The createIssuerAccount webhook: the record with SSN and `dob` redacted.
-    pub fn redacted(mut self) -> Self {
-        redact(&mut self.social_security_number);
-        redact(&mut self.dob);
-        self
+    pub fn redacted(&self) -> Self {
+        let pii = self.pii.redacted();
+        Self { pii, ..self.clone() }
     }
 }
 
@@ -309,8 +329,8 @@ pub struct IssuerAccountStatus {
     #[serde(rename = "companyTaxID")]
     pub company_tax_id: String,
     pub account_middle_initial: String,
-    pub social_security_number: String,
-    pub dob: String,
+    #[serde(flatten)]
+    pub pii: Pii,
     #[serde(rename = "residentUS")]
     pub resident_us: String,
     #[serde(rename = "citizenUS")]
@@ -328,10 +348,9 @@ pub struct IssuerAccountStatus {
 
 impl IssuerAccountStatus {
     /// The getIssuerAccount webhook: the object with SSN and `dob` redacted.
-    pub fn redacted(mut self) -> Self {
-        redact(&mut self.social_security_number);
-        redact(&mut self.dob);
-        self
+    pub fn redacted(&self) -> Self {
+        let pii = self.pii.redacted();
+        Self { pii, ..self.clone() }
     }
 }
 
@@ -386,4 +405,27 @@ pub struct CustodianView {
     pub account_name: String,
     #[serde(rename = "funds")]
     pub funds: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn account_views_keep_the_spec_order_and_redact_for_webhooks() {
+        let a = IssuerAccount {
+            issuer_id: "100000".into(),
+            ssn: "123456789".into(),
+            ..IssuerAccount::default()
+        };
+        let v = serde_json::to_value(a.status_view().redacted()).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys.len(), 22);
+        assert_eq!(keys[8..11], ["accountMiddleInitial", "socialSecurityNumber", "dob"]);
+        assert_eq!(v["socialSecurityNumber"], crate::mask::REDACTED);
+        assert_eq!(v["dob"], "");
+        let created = serde_json::to_value(a.created_view("Pending")).unwrap();
+        assert_eq!(created["socialSecurityNumber"], b64("123456789"));
+        assert_eq!(created.as_object().unwrap().len(), 21);
+    }
 }

@@ -159,9 +159,7 @@ impl Offering {
     /// `createdIPAddress`, `updatedDate` and `virtualStatus` (`ACTIVE` / `DELETED`).
     pub fn list_view(&self) -> OfferingListView {
         OfferingListView {
-            details: self.details(),
-            created_date: self.created.clone(),
-            created_ip_address: self.created_ip.clone(),
+            updated: self.updated_view(),
             updated_date: self.updated.clone(),
             virtual_status: if self.deleted { "DELETED" } else { "ACTIVE" },
         }
@@ -265,11 +263,7 @@ pub struct OfferingUpdated {
 #[derive(Clone, Debug, Serialize)]
 pub struct OfferingListView {
     #[serde(flatten)]
-    pub details: OfferingDetails,
-    #[serde(rename = "createdDate")]
-    pub created_date: String,
-    #[serde(rename = "createdIPAddress")]
-    pub created_ip_address: String,
+    pub updated: OfferingUpdated,
     #[serde(rename = "updatedDate")]
     pub updated_date: String,
     #[serde(rename = "virtualStatus")]
