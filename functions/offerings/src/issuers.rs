@@ -13,7 +13,7 @@ use shared::records::issuer::live_issuer;
 use shared::webhooks::view_event;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{ids_event, issuer_id, newest, object, required_if_permitted};
+use crate::support::{issuer_id, newest, object, required_if_permitted};
 
 /// The fields an issuer request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -31,6 +31,13 @@ const REQUIRED: &[&str] = &["issuerName", "firstName", "lastName", "email"];
 
 /// Most records getAllIssuers answers (as getAllOffers).
 const ALL_MAX: usize = 10_000;
+
+/// The getAllIssuers webhook: the issuers answered.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct IssuerIds {
+    issuer_ids: String,
+}
 
 /// The deleteIssuer webhook.
 #[derive(Serialize)]
@@ -183,7 +190,13 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
     ctx.transact(async move |ctx, _| {
         let issuers = newest::<Issuer>(&ctx, ALL_MAX).await?;
-        let event = ids_event("getAllIssuers", "issuerIds", issuers.iter().map(|i| i.id.clone()));
+        let ids: Vec<&str> = issuers.iter().map(|i| i.id.as_str()).collect();
+        let event = view_event(
+            "getAllIssuers",
+            &IssuerIds {
+                issuer_ids: ids.join(","),
+            },
+        );
         let records: Vec<_> = issuers.iter().map(Issuer::view).collect();
         Ok(Plan::answer(Reply::ok().with("issuerDetails", records)).event(event))
     })

@@ -3,6 +3,7 @@
 
 use http::Method;
 use rust_decimal::Decimal;
+use serde::Serialize;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
@@ -15,7 +16,7 @@ use shared::store::{CmpOp, Cond, Update, Val};
 use shared::webhooks::view_event;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{ids_event, issuer_id, live_offering, newest, object, offering_id};
+use crate::support::{issuer_id, live_offering, newest, object, offering_id};
 
 /// The fields an offering request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -41,6 +42,22 @@ const FIELDS: &[&str] = &[
 const ALL_MAX: usize = 10_000;
 /// Most records searchOffering answers.
 const SEARCH_MAX: usize = 1000;
+
+/// The webhook of getAllOffers and searchOffering: the offerings answered.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OfferingIds {
+    offering_ids: String,
+}
+
+impl OfferingIds {
+    fn of(offerings: &[Offering]) -> OfferingIds {
+        let ids: Vec<&str> = offerings.iter().map(|o| o.id.as_str()).collect();
+        OfferingIds {
+            offering_ids: ids.join(","),
+        }
+    }
+}
 
 /// The amount rules checked on every created or updated offering.
 fn check_amounts(o: &Offering) -> Result<(), ApiError> {
@@ -305,7 +322,7 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
     ctx.transact(async move |ctx, _| {
         let all = newest::<Offering>(&ctx, ALL_MAX).await?;
-        let event = ids_event("getAllOffers", "offeringIds", all.iter().map(|o| o.id.clone()));
+        let event = view_event("getAllOffers", &OfferingIds::of(&all));
         let records: Vec<_> = all.iter().map(Offering::summary).collect();
         Ok(Plan::answer(Reply::ok().with("offeringDetails", records)).event(event))
     })
@@ -330,7 +347,7 @@ pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             .filter(|o| matches(o, &needle))
             .take(SEARCH_MAX)
             .collect();
-        let event = ids_event("searchOffering", "offeringIds", found.iter().map(|o| o.id.clone()));
+        let event = view_event("searchOffering", &OfferingIds::of(&found));
         let records: Vec<_> = found.iter().map(Offering::details).collect();
         Ok(Plan::answer(Reply::ok().with("offeringDetails", records)).event(event))
     })

@@ -1,5 +1,6 @@
-//! What the offering and issuer operations share: ID parameters, the issuer field-permission
-//! rule, webhook payloads made of a response record, and newest-first reads of a kind.
+//! What the offering and issuer operations share: typed ID parameters, the issuer
+//! field-permission rule, list records from views, newest-first reads of a kind, and the
+//! check that an offering is still live.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -8,7 +9,6 @@ use shared::model::offering::Offering;
 use shared::records::offering;
 use shared::records::{self, Record, Stored};
 use shared::store::{Index, Query};
-use shared::webhooks::Event;
 use shared::{ApiError, Ctx, Params};
 
 /// A required numeric ID parameter: `106` when missing or not all digits (what these
@@ -43,11 +43,6 @@ pub fn required_if_permitted(ctx: &Ctx, p: &Params, names: &[&str]) -> Result<St
     } else {
         p.text(names)
     }
-}
-
-/// The webhook of a read that answers a set of records: the answered IDs, comma separated.
-pub fn ids_event(method: &str, name: &str, ids: impl Iterator<Item = String>) -> Event {
-    Event::new(method).field(name, ids.collect::<Vec<_>>().join(","))
 }
 
 /// A view as the record of a list (`records::list` filters and sorts its fields).
