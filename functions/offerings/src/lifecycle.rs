@@ -23,9 +23,9 @@ fn lifecycle_event(method: &str, id: &str, reported: &str) -> Event {
     view_event(method, &view)
 }
 
-/// Applies `change` to the live offering `id` and commits it with its
-/// webhook, re-reading after a concurrent change. `change` answers the offering after the
-/// change and the extra condition of the write, or the operation's own error.
+/// Applies `change` to the live offering `id` and commits it with its webhook, re-reading
+/// after a concurrent change. `change` answers the offering after the change and the extra
+/// condition of the write, or the operation's own error.
 async fn transition(
     ctx: Ctx,
     id: OfferingId,

@@ -45,7 +45,8 @@ pub fn required_if_permitted(ctx: &Ctx, p: &Params, names: &[&str]) -> Result<St
     }
 }
 
-/// A view as the record of a list (`records::list` filters and sorts its fields).
+/// A view as the record of a list (`records::list` filters and sorts its fields). The
+/// group's views are structs of strings, which always serialize to an object.
 pub fn object(view: impl Serialize) -> Map<String, Value> {
     match serde_json::to_value(view) {
         Ok(Value::Object(m)) => m,
