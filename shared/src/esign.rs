@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! let provider = esign::provider(&ctx);
-//! let templates = model::subscription::active(ctx.store(), ctx.client_id(), &offering_id).await?;
+//! let templates = records::subscription::active(ctx.store(), ctx.client_id(), &offering_id).await?;
 //! let req = EnvelopeRequest { reference: format!("trade-{trade_id}-subscription"),
 //!                             template_ids: templates.iter().map(|t| t.template_key.clone()).collect(),
 //!                             signers: vec![Signer { name, email, role: "Investor".into() }] };

@@ -11,7 +11,7 @@ use http::Method;
 use lopdf::content::{Content, Operation};
 use lopdf::{dictionary, Document, Object, Stream};
 use serde_json::{json, Value};
-use shared::model::subscription;
+use shared::records::subscription;
 
 use crate::fixtures::{ISSUER, OFFERING};
 

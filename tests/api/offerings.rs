@@ -8,10 +8,10 @@ use api_tests::{both, Creds, Listener, Resp, TestApp};
 use http::Method;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
-use shared::model::issuer::{custodian_write, CustodianRecord};
-use shared::model::offering::{
-    self as model, change_write, purchase_write, release_shares, reserve_shares, OfferingChange, PurchaseEntry,
-};
+use shared::model::issuer::CustodianRecord;
+use shared::model::offering::{OfferingChange, PurchaseEntry};
+use shared::records::issuer::custodian_write;
+use shared::records::offering::{self as model, change_write, purchase_write, release_shares, reserve_shares};
 use shared::store::{Store, StoreError};
 
 use crate::fixtures::{with, without, ISSUER, OFFERING};

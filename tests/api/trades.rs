@@ -10,9 +10,10 @@ use http::Method;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 use shared::ids::sortable;
-use shared::model::offering::{self as offering_model, purchase_key};
+use shared::model::offering::Offering;
 use shared::model::trade::{Trade, TradeStatus};
 use shared::records;
+use shared::records::offering::{self as offering_model, purchase_key};
 use shared::records::trade as model;
 use shared::store::{Item, Key};
 
@@ -80,7 +81,7 @@ async fn stored(t: &TestApp, id: &str) -> Trade {
     model::load(t.store(), &t.client_id, id).await.unwrap().unwrap().rec
 }
 
-async fn offering_state(t: &TestApp, id: &str) -> offering_model::Offering {
+async fn offering_state(t: &TestApp, id: &str) -> Offering {
     offering_model::load(t.store(), &t.client_id, id)
         .await
         .unwrap()

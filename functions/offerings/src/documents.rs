@@ -6,17 +6,19 @@
 //! alone). PDFs may be watermarked on upload (`stampingText`, see `watermark.rs`).
 //! Shapes and decisions: `docs/offerings-documents.md`.
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::documents::{self, Document, NewFile, Owner, OFFERING_FILES};
 use shared::ids::sortable;
-use shared::model::offering::{self, Offering};
+use shared::model::ids::{no_offering, OfferingId};
+use shared::model::offering::Offering;
 use shared::model::validate;
 use shared::records::Stored;
-use shared::store::{Cond, Key, StoreError, Val, Write};
-use shared::webhooks::Event;
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::store::{Cond, Key, Val, Write};
+use shared::webhooks::view_event;
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{live_offering, numeric_id, offering_live_check, record_event};
+use crate::support::{live_offering, offering_id, offering_live_check};
 use crate::watermark;
 
 /// The owner kind of offering documents.
@@ -161,14 +163,84 @@ async fn watermark_files(files: &mut [NewFile], text: &str) -> Result<(), ApiErr
     Ok(())
 }
 
-/// The addDocumentsforOffering / updateOfferingDocument record of a document.
-async fn record(ctx: &Ctx, d: &Document, reference_key: &str) -> Result<Map<String, Value>, ApiError> {
-    let mut m = Map::new();
-    m.insert("offeringId".into(), d.owner.clone().into());
-    m.insert(reference_key.into(), d.document_file_reference_code.clone().into());
-    m.insert("documentId".into(), d.id.clone().into());
-    m.insert("documentURL".into(), d.url(ctx).await?.into());
-    Ok(m)
+/// The addDocumentsforOffering record and webhook of a document.
+#[derive(Serialize)]
+struct Added {
+    #[serde(rename = "offeringId")]
+    offering_id: String,
+    #[serde(rename = "documentReferenceCode")]
+    document_reference_code: String,
+    #[serde(rename = "documentId")]
+    document_id: String,
+    #[serde(rename = "documentURL")]
+    document_url: String,
+}
+
+impl Added {
+    async fn of(ctx: &Ctx, d: &Document) -> Result<Added, ApiError> {
+        Ok(Added {
+            offering_id: d.owner.clone(),
+            document_reference_code: d.document_file_reference_code.clone(),
+            document_id: d.id.clone(),
+            document_url: d.url(ctx).await?,
+        })
+    }
+}
+
+/// The getDocumentsforOffering element: `templateName` null when none was sent.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Listed {
+    created_date: String,
+    document_file_reference_code: String,
+    document_id: String,
+    document_name: String,
+    document_title: String,
+    template_name: Value,
+    url: String,
+}
+
+impl Listed {
+    async fn of(ctx: &Ctx, d: &Document) -> Result<Listed, ApiError> {
+        Ok(Listed {
+            created_date: d.created_date.clone(),
+            document_file_reference_code: d.document_file_reference_code.clone(),
+            document_id: d.id.clone(),
+            document_name: d.document_file_name.clone(),
+            document_title: d.document_title.clone(),
+            template_name: d.extra.get("templateName").cloned().unwrap_or(Value::Null),
+            url: d.url(ctx).await?,
+        })
+    }
+}
+
+/// The updateOfferingDocument record and webhook.
+#[derive(Clone, Serialize)]
+struct Updated {
+    #[serde(rename = "documentId")]
+    document_id: String,
+    #[serde(rename = "documentTitle")]
+    document_title: String,
+    #[serde(rename = "documentURL")]
+    document_url: String,
+    #[serde(rename = "offeringId")]
+    offering_id: String,
+}
+
+/// getDocumentsforOffering's webhook: the documents answered.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListedEvent<'a> {
+    offering_id: &'a str,
+    document_ids: String,
+}
+
+/// deleteDocumentsforOffering's webhook.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeletedEvent<'a> {
+    offering_id: &'a str,
+    document_id: &'a str,
 }
 
 /// `POST /v3/addDocumentsforOffering` (multipart): `offeringId`, `documentTitle`
@@ -180,7 +252,7 @@ async fn record(ctx: &Ctx, d: &Document, reference_key: &str) -> Result<Map<Stri
 /// `{offeringId, documentReferenceCode, documentId, documentURL}` per file; fires
 /// `addDocumentsforOffering` once per document with those fields.
 pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let offering_id = numeric_id(&p, "offeringId")?;
+    let offering_id = offering_id(&p)?;
     let reference = p.req(&["documentFileReferenceCode"])?.trim().to_owned();
     if reference.chars().count() > MAX_REFERENCE {
         return Err(ApiError::invalid(
@@ -198,13 +270,16 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         watermark_files(&mut files, &text).await?;
         extra.insert("stampingText".into(), Value::from(text));
     }
-    let offering = offering::live(ctx.store(), ctx.client_id(), &offering_id).await?;
+    let offering = live_offering(&ctx, &offering_id).await?;
     let id = offering.rec.id.as_str();
     let client = ctx.client_id().to_owned();
     let (mut docs, _) = documents::store_with(&ctx, owner(id), files, &extra).await?;
-    let result = commit_new(&ctx, &client, id, &mut docs, &reference).await;
+    for d in docs.iter_mut() {
+        d.document_file_reference_code.clone_from(&reference);
+    }
+    let result = commit_new(&ctx, client, id.to_owned(), docs.clone()).await;
     match result {
-        Ok(records) => Ok(Reply::ok().with_value("document_details", Value::Array(records))),
+        Ok(records) => Ok(Reply::ok().with("document_details", records)),
         Err(e) => {
             documents::discard(&ctx, &docs).await;
             Err(e)
@@ -212,53 +287,30 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     }
 }
 
-/// Commits the new documents (with the client's reference code), their pointers and the
-/// check that the offering is still live, with one webhook per document; answers their
-/// records.
+/// Commits the new documents, their pointers and the check that the offering is still live
+/// (`138`), with one webhook per document; answers their records.
 async fn commit_new(
     ctx: &Ctx,
-    client: &str,
-    offering_id: &str,
-    docs: &mut [Document],
-    reference: &str,
-) -> Result<Vec<Value>, ApiError> {
-    let mut writes = Vec::with_capacity(docs.len() * 2 + 1);
-    let mut records = Vec::with_capacity(docs.len());
-    let mut events = Vec::with_capacity(docs.len());
-    for d in docs.iter_mut() {
-        d.document_file_reference_code = reference.to_owned();
-        writes.push(d.write(client, owner(offering_id), Some(Cond::NotExists))?);
-        writes.push(pointer_write(client, &d.id, offering_id));
-        let r = record(ctx, d, "documentReferenceCode").await?;
-        events.push(record_event("addDocumentsforOffering", &r));
-        records.push(Value::Object(r));
-    }
-    let check_at = writes.len();
-    writes.push(offering_live_check(client, offering_id));
-    match ctx.commit(writes, events).await {
-        Ok(()) => Ok(records),
-        Err(StoreError::ConditionFailed { index: Some(i) }) if i == check_at => Err(offering::no_offering()),
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// The getDocumentsforOffering element.
-async fn view(ctx: &Ctx, d: &Document) -> Result<Value, ApiError> {
-    let mut m = Map::new();
-    m.insert("createdDate".into(), d.created_date.clone().into());
-    m.insert(
-        "documentFileReferenceCode".into(),
-        d.document_file_reference_code.clone().into(),
-    );
-    m.insert("documentId".into(), d.id.clone().into());
-    m.insert("documentName".into(), d.document_file_name.clone().into());
-    m.insert("documentTitle".into(), d.document_title.clone().into());
-    m.insert(
-        "templateName".into(),
-        d.extra.get("templateName").cloned().unwrap_or(Value::Null),
-    );
-    m.insert("url".into(), d.url(ctx).await?.into());
-    Ok(Value::Object(m))
+    client: String,
+    offering_id: String,
+    docs: Vec<Document>,
+) -> Result<Vec<Added>, ApiError> {
+    ctx.transact(async move |ctx, _| {
+        let mut writes = Vec::with_capacity(docs.len() * 2);
+        let mut records = Vec::with_capacity(docs.len());
+        let mut events = Vec::with_capacity(docs.len());
+        for d in &docs {
+            writes.push(d.write(&client, owner(&offering_id), Some(Cond::NotExists))?);
+            writes.push(pointer_write(&client, &d.id, &offering_id));
+            let r = Added::of(&ctx, d).await?;
+            events.push(view_event("addDocumentsforOffering", &r));
+            records.push(r);
+        }
+        Ok(Plan::new(writes, records)
+            .check(offering_live_check(&client, &offering_id), no_offering())
+            .events(events))
+    })
+    .await
 }
 
 /// `POST /v3/getDocumentsforOffering`: `offeringId`; `document_details`, the offering's
@@ -267,21 +319,28 @@ async fn view(ctx: &Ctx, d: &Document) -> Result<Value, ApiError> {
 /// sent; `url` signed, 15 minutes). No document: body statusCode `404` `error in opening
 /// document` (observed). Unknown offering `138`, non-numeric `106` (CONTRACT's order).
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let s = live_offering(&ctx, &p).await?;
-    let docs = documents::list(&ctx, owner(&s.rec.id)).await?;
-    if docs.is_empty() {
-        return Err(no_documents());
-    }
-    let mut out = Vec::with_capacity(docs.len());
-    for d in &docs {
-        out.push(view(&ctx, d).await?);
-    }
-    let ids: Vec<&str> = docs.iter().map(|d| d.id.as_str()).collect();
-    let event = Event::new("getDocumentsforOffering")
-        .field("offeringId", s.rec.id.clone())
-        .field("documentIds", ids.join(","));
-    ctx.commit(Vec::new(), vec![event]).await?;
-    Ok(Reply::ok().with_value("document_details", Value::Array(out)))
+    let id = offering_id(&p)?;
+    ctx.transact(async move |ctx, _| {
+        let s = live_offering(&ctx, &id).await?;
+        let docs = documents::list(&ctx, owner(&s.rec.id)).await?;
+        if docs.is_empty() {
+            return Err(no_documents());
+        }
+        let mut out = Vec::with_capacity(docs.len());
+        for d in &docs {
+            out.push(Listed::of(&ctx, d).await?);
+        }
+        let ids: Vec<&str> = docs.iter().map(|d| d.id.as_str()).collect();
+        let event = view_event(
+            "getDocumentsforOffering",
+            &ListedEvent {
+                offering_id: &s.rec.id,
+                document_ids: ids.join(","),
+            },
+        );
+        Ok(Plan::answer(Reply::ok().with("document_details", out)).event(event))
+    })
+    .await
 }
 
 /// A value updateOfferingDocument may change: `None` when not sent, `106` when sent blank.
@@ -299,10 +358,10 @@ fn changed(p: &Params, name: &str) -> Result<Option<String>, ApiError> {
 async fn named_document(
     ctx: &Ctx,
     document_id: &str,
-    offering_id: Option<&str>,
+    offering_id: Option<&OfferingId>,
 ) -> Result<(Stored<Offering>, Document), ApiError> {
     let sent = match offering_id {
-        Some(id) => Some(offering::live(ctx.store(), ctx.client_id(), id).await?),
+        Some(id) => Some(live_offering(ctx, id).await?),
         None => None,
     };
     let number = documents::document_number(document_id).ok_or_else(no_document)?;
@@ -310,7 +369,7 @@ async fn named_document(
     let offering = match sent {
         Some(s) if s.rec.id == of => s,
         Some(_) => return Err(no_document()),
-        None => offering::live(ctx.store(), ctx.client_id(), &of).await?,
+        None => live_offering(ctx, &OfferingId::stored(of.clone())).await?,
     };
     let doc = documents::find(ctx, owner(&of), document_id)
         .await?
@@ -327,7 +386,7 @@ async fn named_document(
 pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let document_id = p.req(&["documentId", "documentid"])?.trim().to_owned();
     let offering_id = match p.opt(&["offeringId"])? {
-        Some(v) if !v.trim().is_empty() => Some(numeric_id(&p, "offeringId")?),
+        Some(v) if !v.trim().is_empty() => Some(offering_id(&p)?),
         _ => None,
     };
     let title = changed(&p, "documentTitle")?;
@@ -342,7 +401,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     if title.is_none() && reference.is_none() && template.is_none() {
         return Err(ApiError::missing("documentTitle"));
     }
-    let (offering, mut doc) = named_document(&ctx, &document_id, offering_id.as_deref()).await?;
+    let (offering, mut doc) = named_document(&ctx, &document_id, offering_id.as_ref()).await?;
     if let Some(t) = title {
         doc.document_title = t;
     }
@@ -359,22 +418,23 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         None => {}
     }
     let client = ctx.client_id();
-    let writes = vec![
-        doc.write(client, owner(&offering.rec.id), Some(Cond::Exists))?,
-        offering_live_check(client, &offering.rec.id),
-    ];
-    let mut m = Map::new();
-    m.insert("documentId".into(), doc.id.clone().into());
-    m.insert("documentTitle".into(), doc.document_title.clone().into());
-    m.insert("documentURL".into(), doc.url(&ctx).await?.into());
-    m.insert("offeringId".into(), offering.rec.id.clone().into());
-    match ctx.commit(writes, vec![record_event(&ctx.operation, &m)]).await {
-        Ok(()) => {}
-        Err(StoreError::ConditionFailed { index: Some(0) }) => return Err(no_document()),
-        Err(StoreError::ConditionFailed { index: Some(1) }) => return Err(offering::no_offering()),
-        Err(e) => return Err(e.into()),
-    }
-    Ok(Reply::ok().with_value("document_details", Value::Array(vec![Value::Object(m)])))
+    let write = doc.write(client, owner(&offering.rec.id), Some(Cond::Exists))?;
+    let live = offering_live_check(client, &offering.rec.id);
+    let record = Updated {
+        document_id: doc.id.clone(),
+        document_title: doc.document_title.clone(),
+        document_url: doc.url(&ctx).await?,
+        offering_id: offering.rec.id.clone(),
+    };
+    let event = view_event(&ctx.operation, &record);
+    let reply = Reply::ok().with("document_details", [record]);
+    ctx.transact(async move |_, _| {
+        Ok(Plan::answer(reply.clone())
+            .check(write.clone(), no_document())
+            .check(live.clone(), no_offering())
+            .event(event.clone()))
+    })
+    .await
 }
 
 /// `POST /v3/deleteDocumentsforOffering`: `offeringId`, `documentId` (ID or short code);
@@ -382,29 +442,33 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// Answers `document_details` = `Document deleted successfully`; fires
 /// `deleteDocumentsforOffering` with `offeringId`, `documentId`.
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    numeric_id(&p, "offeringId")?;
+    let offering_id = offering_id(&p)?;
     let document_id = p.req(&["documentId", "documentid"])?.trim().to_owned();
-    let s = live_offering(&ctx, &p).await?;
+    let s = live_offering(&ctx, &offering_id).await?;
     let doc = documents::find(&ctx, owner(&s.rec.id), &document_id)
         .await?
         .ok_or_else(no_document)?;
     let client = ctx.client_id();
-    let writes = vec![
-        doc.delete(client, owner(&s.rec.id)),
-        Write::Delete {
-            key: pointer_key(client, &doc.id),
-            cond: None,
+    let delete = doc.delete(client, owner(&s.rec.id));
+    let pointer = Write::Delete {
+        key: pointer_key(client, &doc.id),
+        cond: None,
+    };
+    let event = view_event(
+        "deleteDocumentsforOffering",
+        &DeletedEvent {
+            offering_id: &s.rec.id,
+            document_id: &doc.id,
         },
-    ];
-    let event = Event::new("deleteDocumentsforOffering")
-        .field("offeringId", s.rec.id.clone())
-        .field("documentId", doc.id.clone());
-    match ctx.commit(writes, vec![event]).await {
-        Ok(()) => {}
-        // Deleted by a concurrent call in between.
-        Err(StoreError::ConditionFailed { .. }) => return Err(no_document()),
-        Err(e) => return Err(e.into()),
-    }
+    );
+    // A failed delete: deleted by a concurrent call in between.
+    ctx.transact(async move |_, _| {
+        Ok(Plan::answer(())
+            .check(delete.clone(), no_document())
+            .write(pointer.clone())
+            .event(event.clone()))
+    })
+    .await?;
     documents::discard(&ctx, std::slice::from_ref(&doc)).await;
     Ok(Reply::ok().with_value("document_details", Value::from(DELETED)))
 }

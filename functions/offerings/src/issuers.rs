@@ -2,17 +2,18 @@
 //! and `GET /v3/issuers`.
 
 use http::Method;
-use serde_json::{json, Value};
+use serde::Serialize;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
-use shared::model::issuer::{live_issuer, no_issuer, Issuer, IssuerAccount};
-use shared::records::{self, Stored};
-use shared::store::StoreError;
-use shared::webhooks::Event;
-use shared::{insert_array, op, ApiError, Ctx, Params, Reply, Routes};
+use shared::model::ids::IssuerId;
+use shared::model::issuer::{Issuer, IssuerAccount};
+use shared::records;
+use shared::records::issuer::live_issuer;
+use shared::webhooks::view_event;
+use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, ids_event, newest, numeric_id, record_event, required_if_permitted, RETRIES};
+use crate::support::{issuer_id, newest, object, required_if_permitted};
 
 /// The fields an issuer request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -30,6 +31,20 @@ const REQUIRED: &[&str] = &["issuerName", "firstName", "lastName", "email"];
 
 /// Most records getAllIssuers answers (as getAllOffers).
 const ALL_MAX: usize = 10_000;
+
+/// The getAllIssuers webhook: the issuers answered.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct IssuerIds {
+    issuer_ids: String,
+}
+
+/// The deleteIssuer webhook.
+#[derive(Serialize)]
+struct IssuerRef<'a> {
+    #[serde(rename = "issuerId")]
+    issuer_id: &'a str,
+}
 
 /// `phoneNumber` (an integer in part 2): digits, stored as text; blank counts as absent.
 fn phone(p: &Params) -> Result<Option<Option<String>>, ApiError> {
@@ -71,24 +86,13 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         updated: now,
         updated_ip: String::new(),
     };
-    let record = json!({"issuerId": issuer.id, "issuerStatus": issuer.issuer_status});
-    let event = Event::new("createIssuer")
-        .field("issuerId", issuer.id.clone())
-        .field("issuerStatus", issuer.issuer_status.clone());
-    ctx.commit(records::insert(ctx.client_id(), &issuer)?, vec![event])
-        .await?;
-    Ok(Reply::ok().with("issuerDetails", insert_array(record)))
-}
-
-/// The issuer an update names: `106` when `issuerId` is missing, `136` when it is malformed
-/// or unknown (as the incumbent answers updateIssuer).
-async fn issuer_to_update(ctx: &Ctx, p: &Params) -> Result<Stored<Issuer>, ApiError> {
-    let id = p.req(&["issuerId"])?;
-    let id = id.trim();
-    if !id.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(no_issuer());
-    }
-    live_issuer(ctx.store(), ctx.client_id(), id).await
+    let record = issuer.status_view();
+    let event = view_event("createIssuer", &record);
+    ctx.transact(async move |ctx, _| {
+        Ok(Plan::new(records::insert(ctx.client_id(), &issuer)?, record.clone()).event(event.clone()))
+    })
+    .await
+    .map(|record| Reply::ok().with("issuerDetails", insert_array(record)))
 }
 
 /// `updateIssuer`: `issuerId` and any of the createIssuer fields, `issuerStatus` (free
@@ -107,8 +111,10 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let phone_number = phone(&p)?;
     let status = p.opt(&["issuerStatus"])?;
     let field1 = p.opt(&["field1"])?;
-    for _ in 0..RETRIES {
-        let stored = issuer_to_update(&ctx, &p).await?;
+    // A malformed ID is `136` here, as the incumbent answers updateIssuer.
+    let id = IssuerId::param(&p, &[IssuerId::PARAM])?;
+    ctx.transact(async move |ctx, _| {
+        let stored = live_issuer(ctx.store(), ctx.client_id(), &id).await?;
         let mut after = stored.rec.clone();
         let fields = [
             &mut after.issuer_name,
@@ -132,41 +138,34 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         }
         after.updated = ctx.now();
         after.updated_ip = ctx.ip.to_string();
-        let record = json!({"issuerId": after.id, "issuerStatus": after.issuer_status});
-        let event = Event::new("updateIssuer")
-            .field("issuerId", after.id.clone())
-            .field("issuerStatus", after.issuer_status.clone());
-        match ctx
-            .commit(records::replace(ctx.client_id(), &stored, &after)?, vec![event])
-            .await
-        {
-            Ok(()) => return Ok(Reply::ok().with("issuerDetails", insert_array(record))),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(busy())
+        let record = after.status_view();
+        let event = view_event("updateIssuer", &record);
+        let reply = Reply::ok().with("issuerDetails", insert_array(record));
+        Ok(Plan::new(records::replace(ctx.client_id(), &stored, &after)?, reply).event(event))
+    })
+    .await
 }
 
-/// The issuer a read or delete names: `106` when missing or not numeric, `136` when unknown.
-async fn named_issuer(ctx: &Ctx, p: &Params) -> Result<Stored<Issuer>, ApiError> {
-    let id = numeric_id(p, "issuerId")?;
-    live_issuer(ctx.store(), ctx.client_id(), &id).await
-}
-
-/// `POST /v3/getIssuer`: `issuerDetails`, an array of the one issuer record.
+/// `POST /v3/getIssuer`: `issuerDetails`, an array of the one issuer record; `106` when
+/// `issuerId` is missing or not numeric, `136` when unknown.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let s = named_issuer(&ctx, &p).await?;
-    let record = s.rec.view();
-    ctx.commit(Vec::new(), vec![record_event("getIssuer", &record)]).await?;
-    Ok(Reply::ok().with_value("issuerDetails", Value::Array(vec![Value::Object(record)])))
+    let id = issuer_id(&p)?;
+    ctx.transact(async move |ctx, _| {
+        let s = live_issuer(ctx.store(), ctx.client_id(), &id).await?;
+        let record = s.rec.view();
+        let event = view_event("getIssuer", &record);
+        Ok(Plan::answer(Reply::ok().with("issuerDetails", [record])).event(event))
+    })
+    .await
 }
 
 /// `POST /v3/deleteIssuer`: a virtual delete, with the issuer's financial account (so that
 /// a live account always has a live issuer). The issuer's offerings stay as they are.
+/// `issuerId` as getIssuer's.
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    for _ in 0..RETRIES {
-        let stored = named_issuer(&ctx, &p).await?;
+    let id = issuer_id(&p)?;
+    ctx.transact(async move |ctx, _| {
+        let stored = live_issuer(ctx.store(), ctx.client_id(), &id).await?;
         let mut after = stored.rec.clone();
         after.deleted = true;
         after.updated = ctx.now();
@@ -180,24 +179,28 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 writes.extend(records::replace(ctx.client_id(), &account, &gone)?);
             }
         }
-        let event = Event::new("deleteIssuer").field("issuerId", after.id.clone());
-        match ctx.commit(writes, vec![event]).await {
-            Ok(()) => return Ok(Reply::ok().desc("Issuer deleted successfully!")),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(busy())
+        let event = view_event("deleteIssuer", &IssuerRef { issuer_id: &after.id });
+        Ok(Plan::new(writes, Reply::ok().desc("Issuer deleted successfully!")).event(event))
+    })
+    .await
 }
 
 /// `POST /v3/getAllIssuers` (deprecated; `GET /v3/issuers` replaces it): no parameters;
 /// `issuerDetails`, the live issuers newest first, at most 10,000.
 pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
-    let issuers = newest::<Issuer>(&ctx, ALL_MAX).await?;
-    let event = ids_event("getAllIssuers", "issuerIds", issuers.iter().map(|i| i.id.clone()));
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let records = issuers.iter().map(|i| Value::Object(i.view())).collect();
-    Ok(Reply::ok().with_value("issuerDetails", Value::Array(records)))
+    ctx.transact(async move |ctx, _| {
+        let issuers = newest::<Issuer>(&ctx, ALL_MAX).await?;
+        let ids: Vec<&str> = issuers.iter().map(|i| i.id.as_str()).collect();
+        let event = view_event(
+            "getAllIssuers",
+            &IssuerIds {
+                issuer_ids: ids.join(","),
+            },
+        );
+        let records: Vec<_> = issuers.iter().map(Issuer::view).collect();
+        Ok(Plan::answer(Reply::ok().with("issuerDetails", records)).event(event))
+    })
+    .await
 }
 
 const LIST: ListSpec = ListSpec {
@@ -221,7 +224,7 @@ const LIST: ListSpec = ListSpec {
 /// `GET /v3/issuers`: scope `issuer.read.pii_medium` (or higher), newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page = records::list::<Issuer>(ctx.store(), ctx.client_id(), &q, Issuer::list_view).await?;
+    let page = records::list::<Issuer>(ctx.store(), ctx.client_id(), &q, |i| object(i.list_view())).await?;
     Ok(page.into_reply("issuers"))
 }
 

@@ -3,52 +3,52 @@
 //! trade's share reservation is conditioned on, so no trade lands on an offering that has
 //! just been closed, cancelled or deleted.
 
-use serde_json::{json, Value};
-use shared::model::offering::{self, no_open_trades, status, Offering};
+use shared::model::ids::OfferingId;
+use shared::model::offering::{status, Offering, OfferingStatusView};
+use shared::records::offering::{self, no_open_trades};
 use shared::records::Stored;
-use shared::store::{Cond, StoreError};
-use shared::webhooks::Event;
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::store::Cond;
+use shared::webhooks::{view_event, Event};
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, live_offering, numeric_id, record_event, RETRIES};
+use crate::support::{live_offering, offering_id};
 
 /// The webhook of a lifecycle change: `offeringId` and the upper-case `offeringStatus`
 /// part 1 gives (`CLOSED`, `CANCELED`, `REOPENED`, `DELETED`).
 fn lifecycle_event(method: &str, id: &str, reported: &str) -> Event {
-    Event::new(method)
-        .field("offeringId", id.to_owned())
-        .field("offeringStatus", reported.to_owned())
+    let view = OfferingStatusView {
+        offering_id: id.to_owned(),
+        offering_status: reported.to_owned(),
+    };
+    view_event(method, &view)
 }
 
-/// Applies `change` to the live offering named by `offeringId` and commits it with its
-/// webhook, re-reading after a concurrent change. `change` answers the offering after the
-/// change and the extra condition of the write, or the operation's own error.
+/// Applies `change` to the live offering `id` and commits it with its webhook, re-reading
+/// after a concurrent change. `change` answers the offering after the change and the extra
+/// condition of the write, or the operation's own error.
 async fn transition(
-    ctx: &Ctx,
-    p: &Params,
+    ctx: Ctx,
+    id: OfferingId,
     method: &str,
     reported: &str,
-    change: impl Fn(&Stored<Offering>) -> Result<(Offering, Option<Cond>), ApiError>,
+    change: impl Fn(&Stored<Offering>) -> Result<(Offering, Option<Cond>), ApiError> + Send,
 ) -> Result<Offering, ApiError> {
-    let id = numeric_id(p, "offeringId")?;
-    for _ in 0..RETRIES {
-        let stored = offering::live(ctx.store(), ctx.client_id(), &id).await?;
+    // Built here: a `&str` captured by the attempt would make the handler future non-Send.
+    let event = lifecycle_event(method, id.as_str(), reported);
+    ctx.transact(async move |ctx, _| {
+        let stored = live_offering(&ctx, &id).await?;
         let (mut after, cond) = change(&stored)?;
         after.updated = ctx.now();
         after.updated_ip = ctx.ip.to_string();
         let writes = offering::update(ctx.client_id(), &stored, &after, Vec::new(), cond)?;
-        match ctx.commit(writes, vec![lifecycle_event(method, &id, reported)]).await {
-            Ok(()) => return Ok(after),
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(busy())
+        Ok(Plan::new(writes, after).event(event.clone()))
+    })
+    .await
 }
 
 /// `POST /v3/deleteOffering`: a virtual delete (then `138` everywhere); webhook `DELETED`.
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    transition(&ctx, &p, "deleteOffering", "DELETED", |s| {
+    transition(ctx, offering_id(&p)?, "deleteOffering", "DELETED", |s| {
         let mut o = s.rec.clone();
         o.deleted = true;
         Ok((o, None))
@@ -61,7 +61,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// are refunded with cancelInvestment). Answers `Financial offering details` = the offering
 /// ID; webhook `CANCELED`.
 pub async fn cancel(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let o = transition(&ctx, &p, "cancelOffering", "CANCELED", |s| {
+    let o = transition(ctx, offering_id(&p)?, "cancelOffering", "CANCELED", |s| {
         let mut o = s.rec.clone();
         o.status = status::CANCELLED.into();
         Ok((o, None))
@@ -86,7 +86,7 @@ fn open_trades_error(n: i64) -> ApiError {
 /// group's count of open trades on the offering item, so a trade created concurrently
 /// either stops the close or is refused itself. Answers `OfferID`; webhook `CLOSED`.
 pub async fn close(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let o = transition(&ctx, &p, "closeOffering", "CLOSED", |s| {
+    let o = transition(ctx, offering_id(&p)?, "closeOffering", "CLOSED", |s| {
         if s.rec.open_trades > 0 {
             return Err(open_trades_error(s.rec.open_trades));
         }
@@ -106,7 +106,7 @@ pub async fn close(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// Another status is `106`. Answers `offeringDetails` = `[{offeringId, offeringStatus}]`;
 /// webhook `REOPENED`.
 pub async fn reopen(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let o = transition(&ctx, &p, "reopenOffering", "REOPENED", |s| {
+    let o = transition(ctx, offering_id(&p)?, "reopenOffering", "REOPENED", |s| {
         if s.rec.status != status::CLOSED {
             return Err(ApiError::invalid(
                 "offeringId",
@@ -124,22 +124,20 @@ pub async fn reopen(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         Ok((o, None))
     })
     .await?;
-    Ok(Reply::ok().with(
-        "offeringDetails",
-        json!([{"offeringId": o.id, "offeringStatus": o.status}]),
-    ))
+    Ok(Reply::ok().with("offeringDetails", [o.status_view()]))
 }
 
 /// `getOfferingStatus`: `offeringDetails` = `[{offeringId, offeringStatus}]`, the stored
 /// status (`Pending`, `Approved`, `Denied`, `closed`, `cancelled`).
 pub async fn get_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let s = live_offering(&ctx, &p).await?;
-    let record = json!({"offeringId": s.rec.id, "offeringStatus": s.rec.status});
-    if let Value::Object(m) = &record {
-        ctx.commit(Vec::new(), vec![record_event("getOfferingStatus", m)])
-            .await?;
-    }
-    Ok(Reply::ok().with_value("offeringDetails", Value::Array(vec![record])))
+    let id = offering_id(&p)?;
+    ctx.transact(async move |ctx, _| {
+        let s = live_offering(&ctx, &id).await?;
+        let view = s.rec.status_view();
+        let event = view_event("getOfferingStatus", &view);
+        Ok(Plan::answer(Reply::ok().with("offeringDetails", [view])).event(event))
+    })
+    .await
 }
 
 /// The lifecycle routes.

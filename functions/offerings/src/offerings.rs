@@ -3,19 +3,20 @@
 
 use http::Method;
 use rust_decimal::Decimal;
-use serde_json::{json, Value};
+use serde::Serialize;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::{field as f, Dir, FieldKind, ListSpec};
-use shared::model::issuer::live_issuer;
-use shared::model::offering::{self, attr, status, Offering, ISSUE_TYPES};
+use shared::model::offering::{status, Offering, ISSUE_TYPES};
 use shared::model::validate;
 use shared::records;
-use shared::store::{CmpOp, Cond, StoreError, Update, Val};
-use shared::webhooks::Event;
-use shared::{insert_array, op, ApiError, Ctx, Params, Reply, Routes};
+use shared::records::issuer::live_issuer;
+use shared::records::offering::{self, attr};
+use shared::store::{CmpOp, Cond, Update, Val};
+use shared::webhooks::view_event;
+use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, ids_event, live_offering, newest, numeric_id, record_event, RETRIES};
+use crate::support::{issuer_id, live_offering, newest, object, offering_id};
 
 /// The fields an offering request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -41,6 +42,22 @@ const FIELDS: &[&str] = &[
 const ALL_MAX: usize = 10_000;
 /// Most records searchOffering answers.
 const SEARCH_MAX: usize = 1000;
+
+/// The webhook of getAllOffers and searchOffering: the offerings answered.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OfferingIds {
+    offering_ids: String,
+}
+
+impl OfferingIds {
+    fn of(offerings: &[Offering]) -> OfferingIds {
+        let ids: Vec<&str> = offerings.iter().map(|o| o.id.as_str()).collect();
+        OfferingIds {
+            offering_ids: ids.join(","),
+        }
+    }
+}
 
 /// The amount rules checked on every created or updated offering.
 fn check_amounts(o: &Offering) -> Result<(), ApiError> {
@@ -75,9 +92,9 @@ fn explicit_shares(p: &Params) -> Result<Option<i64>, ApiError> {
 /// starts equal to it.
 pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
-    let issuer_id = numeric_id(&p, "issuerId")?;
+    let issuer = issuer_id(&p)?;
     let mut o = Offering {
-        issuer_id,
+        issuer_id: issuer.to_string(),
         issue_name: p.req(&["issueName"])?,
         issue_type: p.req(&["issueType"])?,
         target_amount: validate::amount("targetAmount", &p.req(&["targetAmount"])?)?,
@@ -105,16 +122,17 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         .opt(&["createIPAddress", "createdIPAddress", "createdIpAddress"])?
         .filter(|v| !v.trim().is_empty())
         .unwrap_or_else(|| ctx.ip.to_string());
-    live_issuer(ctx.store(), ctx.client_id(), &o.issuer_id).await?;
+    live_issuer(ctx.store(), ctx.client_id(), &issuer).await?;
     o.id = ctx.next_id(shared::ids::OFFERING).await?;
     o.created = ctx.now();
     o.updated = o.created.clone();
-    let record = json!({"offeringId": o.id, "offeringStatus": o.status});
-    let event = Event::new("createOffering")
-        .field("offeringId", o.id.clone())
-        .field("offeringStatus", o.status.clone());
-    ctx.commit(offering::insert(ctx.client_id(), &o)?, vec![event]).await?;
-    Ok(Reply::ok().with("offeringDetails", insert_array(record)))
+    let record = o.status_view();
+    let event = view_event("createOffering", &record);
+    ctx.transact(async move |ctx, _| {
+        Ok(Plan::new(offering::insert(ctx.client_id(), &o)?, record.clone()).event(event.clone()))
+    })
+    .await
+    .map(|record| Reply::ok().with("offeringDetails", insert_array(record)))
 }
 
 /// A parameter updateOffering may change: `None` when not sent; `106` when sent blank (every
@@ -124,14 +142,6 @@ fn changed(p: &Params, name: &str) -> Result<Option<String>, ApiError> {
         Some(v) if v.trim().is_empty() => Err(ApiError::missing(name)),
         other => Ok(other),
     }
-}
-
-/// The updateOffering webhook: part 1's fields in order.
-fn updated_event(o: &Offering) -> Event {
-    let mut record = o.details();
-    record.insert("createdDate".into(), o.created.clone().into());
-    record.insert("createdIPAddress".into(), o.created_ip.clone().into());
-    record_event("updateOffering", &record)
 }
 
 /// What an updateOffering request changes, parsed before anything is read.
@@ -256,10 +266,12 @@ impl Changes {
 /// Answers `offeringDetails` = `[true, [getOffering object]]`; fires `updateOffering`.
 pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
-    let id = numeric_id(&p, "offeringId")?;
+    let id = offering_id(&p)?;
     let changes = parse_changes(&p)?;
-    for _ in 0..RETRIES {
-        let stored = offering::live(ctx.store(), ctx.client_id(), &id).await?;
+    // The version moved (a concurrent update) or trades reserved the units this change would
+    // remove: the next attempt reads again and decides on the fresh copy.
+    ctx.transact(async move |ctx, _| {
+        let stored = live_offering(&ctx, &id).await?;
         let mut after = changes.apply(&stored.rec)?;
         let delta = after.total_shares - stored.rec.total_shares;
         if stored.rec.remaining_shares + delta < 0 {
@@ -276,17 +288,10 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             (ops, cond)
         };
         let writes = offering::update(ctx.client_id(), &stored, &after, ops, cond)?;
-        match ctx.commit(writes, vec![updated_event(&after)]).await {
-            Ok(()) => {
-                return Ok(Reply::ok().with("offeringDetails", insert_array(Value::Object(after.details()))));
-            }
-            // The version moved (a concurrent update) or trades reserved the units this
-            // change would remove: read again and decide on the fresh copy.
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(busy())
+        let reply = Reply::ok().with("offeringDetails", insert_array(after.details()));
+        Ok(Plan::new(writes, reply).event(view_event("updateOffering", &after.updated_view())))
+    })
+    .await
 }
 
 fn too_few_shares(o: &Offering) -> ApiError {
@@ -302,21 +307,26 @@ fn too_few_shares(o: &Offering) -> ApiError {
 /// `POST /v3/getOffering`: `offeringDetails`, an array of the one offering object
 /// (OBSERVED.md), `remainingShares` as it stands.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let s = live_offering(&ctx, &p).await?;
-    let record = s.rec.details();
-    ctx.commit(Vec::new(), vec![record_event("getOffering", &record)])
-        .await?;
-    Ok(Reply::ok().with_value("offeringDetails", Value::Array(vec![Value::Object(record)])))
+    let id = offering_id(&p)?;
+    ctx.transact(async move |ctx, _| {
+        let s = live_offering(&ctx, &id).await?;
+        let record = s.rec.details();
+        let event = view_event("getOffering", &record);
+        Ok(Plan::answer(Reply::ok().with("offeringDetails", [record])).event(event))
+    })
+    .await
 }
 
 /// `POST /v3/getAllOffers` (deprecated; `GET /v3/offerings` replaces it): no parameters;
 /// `offeringDetails`, the live offerings newest first, at most 10,000 (part 1, Limits).
 pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
-    let all = newest::<Offering>(&ctx, ALL_MAX).await?;
-    let event = ids_event("getAllOffers", "offeringIds", all.iter().map(|o| o.id.clone()));
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let records = all.iter().map(|o| Value::Object(o.summary())).collect();
-    Ok(Reply::ok().with_value("offeringDetails", Value::Array(records)))
+    ctx.transact(async move |ctx, _| {
+        let all = newest::<Offering>(&ctx, ALL_MAX).await?;
+        let event = view_event("getAllOffers", &OfferingIds::of(&all));
+        let records: Vec<_> = all.iter().map(Offering::summary).collect();
+        Ok(Plan::answer(Reply::ok().with("offeringDetails", records)).event(event))
+    })
+    .await
 }
 
 fn matches(o: &Offering, needle: &str) -> bool {
@@ -330,16 +340,18 @@ fn matches(o: &Offering, needle: &str) -> bool {
 /// matching live offerings as getOffering objects, newest first, at most 1000.
 pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let needle = p.req(&["searchKeyword"])?.trim().to_lowercase();
-    let found: Vec<Offering> = newest::<Offering>(&ctx, usize::MAX)
-        .await?
-        .into_iter()
-        .filter(|o| matches(o, &needle))
-        .take(SEARCH_MAX)
-        .collect();
-    let event = ids_event("searchOffering", "offeringIds", found.iter().map(|o| o.id.clone()));
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let records = found.iter().map(|o| Value::Object(o.details())).collect();
-    Ok(Reply::ok().with_value("offeringDetails", Value::Array(records)))
+    ctx.transact(async move |ctx, _| {
+        let found: Vec<Offering> = newest::<Offering>(&ctx, usize::MAX)
+            .await?
+            .into_iter()
+            .filter(|o| matches(o, &needle))
+            .take(SEARCH_MAX)
+            .collect();
+        let event = view_event("searchOffering", &OfferingIds::of(&found));
+        let records: Vec<_> = found.iter().map(Offering::details).collect();
+        Ok(Plan::answer(Reply::ok().with("offeringDetails", records)).event(event))
+    })
+    .await
 }
 
 const LIST: ListSpec = ListSpec {
@@ -378,7 +390,7 @@ const LIST: ListSpec = ListSpec {
 /// newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page = records::list::<Offering>(ctx.store(), ctx.client_id(), &q, Offering::list_view).await?;
+    let page = records::list::<Offering>(ctx.store(), ctx.client_id(), &q, |o| object(o.list_view())).await?;
     Ok(page.into_reply("offerings"))
 }
 

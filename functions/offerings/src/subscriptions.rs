@@ -2,19 +2,20 @@
 //! addSubscriptionsforOffering, getSubscriptionsforOffering, updateSubscriptionsforOffering
 //! (deprecated), deleteSubscriptionsforOffering and fetchSubscriptionDocuments. Templates
 //! come from the client's connected e-signature account (`shared::providers::esign`, the
-//! sandbox provider); an offering's active ones are `shared::model::subscription::active`,
+//! sandbox provider); an offering's active ones are `shared::records::subscription::active`,
 //! what sendSubscriptionDocument sends. Shapes and decisions: `docs/offerings-documents.md`.
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::esign;
-use shared::model::offering;
-use shared::model::subscription::{self, OfferingTemplate, StoredTemplate, SUBSCRIPTION};
+use shared::model::ids::{no_offering, OfferingId};
+use shared::model::subscription::{OfferingTemplate, SUBSCRIPTION};
 use shared::providers::esign::{ESignError, ESignProvider, Template};
-use shared::store::StoreError;
-use shared::webhooks::Event;
-use shared::{op, ApiError, Ctx, Params, Reply, Routes};
+use shared::records::subscription::{self, StoredTemplate};
+use shared::webhooks::{view_event, Event};
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{busy, live_offering, numeric_id, offering_live_check, record_event, RETRIES};
+use crate::support::{live_offering, numeric_id, offering_id, offering_live_check};
 
 /// getSubscriptionsforOffering's `document_details` when the offering has no template
 /// (observed, with body statusCode `404` and statusDesc `Error(s)`).
@@ -85,11 +86,27 @@ async fn account_template(ctx: &Ctx, key: &str) -> Result<Template, ApiError> {
     Ok(esign::provider(ctx).template(ctx.client_id(), key).await?)
 }
 
-fn summary_event(method: &str, t: &OfferingTemplate) -> Event {
-    match t.summary() {
-        Value::Object(m) => record_event(method, &m),
-        _ => Event::new(method),
-    }
+/// getSubscriptionsforOffering's webhook: the templates answered.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TemplatesEvent<'a> {
+    offering_id: &'a str,
+    template_ids: String,
+}
+
+/// deleteSubscriptionsforOffering's webhook.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeletedEvent<'a> {
+    offering_id: &'a str,
+    template_id: &'a str,
+}
+
+/// fetchSubscriptionDocuments's webhook: the account's templates.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FetchedEvent {
+    template_ids: String,
 }
 
 /// `POST /v3/addSubscriptionsforOffering`: `offeringId`, `templatename`, `file_name` =
@@ -99,14 +116,14 @@ fn summary_event(method: &str, t: &OfferingTemplate) -> Event {
 /// `addSubscriptionsforOffering` with those fields. No connected account, a template the
 /// account does not hold, or one the offering has already: `106`.
 pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let offering_id = numeric_id(&p, "offeringId")?;
+    let offering_id = offering_id(&p)?;
     let (key, name_in_file) = template_spec(&p)?;
     let name = template_name(&p, &name_in_file)?;
     let created_ip = p
         .opt(&["createdIpAddress", "createdIPAddress"])?
         .filter(|v| !v.trim().is_empty())
         .unwrap_or_else(|| ctx.ip.to_string());
-    let o = offering::live(ctx.store(), ctx.client_id(), &offering_id).await?;
+    let o = live_offering(&ctx, &offering_id).await?;
     let template = account_template(&ctx, &key).await?;
     let now = ctx.now();
     let t = OfferingTemplate {
@@ -121,15 +138,18 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         updated_ip: String::new(),
         deleted: false,
     };
-    let mut writes = subscription::insert(ctx.client_id(), &t)?;
-    writes.push(offering_live_check(ctx.client_id(), &t.offering_id));
-    let event = summary_event("addSubscriptionsforOffering", &t);
-    match ctx.commit(writes, vec![event]).await {
-        Ok(()) => Ok(Reply::ok().with_value("document_details", Value::Array(vec![t.summary()]))),
-        Err(StoreError::ConditionFailed { index: Some(1) }) => Err(duplicate(&t.template_key)),
-        Err(StoreError::ConditionFailed { index: Some(2) }) => Err(offering::no_offering()),
-        Err(e) => Err(e.into()),
-    }
+    ctx.transact(async move |ctx, _| {
+        let client = ctx.client_id();
+        let (record, marker) = subscription::insert(client, &t)?;
+        let summary = t.summary();
+        let event = view_event("addSubscriptionsforOffering", &summary);
+        let reply = Reply::ok().with("document_details", [summary]);
+        Ok(Plan::new(vec![record], reply)
+            .check(marker, duplicate(&t.template_key))
+            .check(offering_live_check(client, &t.offering_id), no_offering())
+            .event(event))
+    })
+    .await
 }
 
 /// `POST /v3/getSubscriptionsforOffering`: `offeringId`; `document_details`, the offering's
@@ -138,59 +158,65 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// None: body statusCode `404`, statusDesc `Error(s)`, `document_details` `Template details
 /// does not exist.` (observed). Missing or non-numeric `offeringId` `106`; unknown `138`.
 pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let s = live_offering(&ctx, &p).await?;
-    let templates = subscription::active(ctx.store(), ctx.client_id(), &s.rec.id).await?;
-    if templates.is_empty() {
-        let mut body = Map::new();
-        body.insert("document_details".into(), Value::from(NONE));
-        return Err(ApiError::CodedBody {
-            code: "404",
-            desc: "Error(s)".into(),
-            http: None,
-            body,
-        });
-    }
-    let ids: Vec<&str> = templates.iter().map(|t| t.id.as_str()).collect();
-    let event = Event::new("getSubscriptionsforOffering")
-        .field("offeringId", s.rec.id.clone())
-        .field("templateIds", ids.join(","));
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let out = templates.iter().map(OfferingTemplate::view).collect();
-    Ok(Reply::ok().with_value("document_details", Value::Array(out)))
+    let id = offering_id(&p)?;
+    ctx.transact(async move |ctx, _| {
+        let s = live_offering(&ctx, &id).await?;
+        let templates = subscription::active(ctx.store(), ctx.client_id(), &s.rec.id).await?;
+        if templates.is_empty() {
+            let mut body = Map::new();
+            body.insert("document_details".into(), Value::from(NONE));
+            return Err(ApiError::CodedBody {
+                code: "404",
+                desc: "Error(s)".into(),
+                http: None,
+                body,
+            });
+        }
+        let ids: Vec<&str> = templates.iter().map(|t| t.id.as_str()).collect();
+        let event = view_event(
+            "getSubscriptionsforOffering",
+            &TemplatesEvent {
+                offering_id: &s.rec.id,
+                template_ids: ids.join(","),
+            },
+        );
+        let out: Vec<_> = templates.iter().map(OfferingTemplate::view).collect();
+        Ok(Plan::answer(Reply::ok().with("document_details", out)).event(event))
+    })
+    .await
 }
 
 /// `offeringId` and `templateId` (the templateNameID), both numeric (`106`).
-fn ids(p: &Params) -> Result<(String, String), ApiError> {
-    Ok((numeric_id(p, "offeringId")?, numeric_id(p, "templateId")?))
+fn ids(p: &Params) -> Result<(OfferingId, String), ApiError> {
+    Ok((offering_id(p)?, numeric_id(p, "templateId", |id| Ok(id.to_owned()))?))
 }
 
 /// The offering's live template `id`: `138` for the offering, `106` for the template.
-async fn existing(ctx: &Ctx, offering_id: &str, id: &str) -> Result<StoredTemplate, ApiError> {
-    let o = offering::live(ctx.store(), ctx.client_id(), offering_id).await?;
+async fn existing(ctx: &Ctx, offering_id: &OfferingId, id: &str) -> Result<StoredTemplate, ApiError> {
+    let o = live_offering(ctx, offering_id).await?;
     subscription::find(ctx.store(), ctx.client_id(), &o.rec.id, id)
         .await?
         .ok_or_else(no_template)
 }
 
-/// Commits a change of a stored template with the check that its offering is live; `None`
-/// when a concurrent change won (read again).
-async fn commit_change(
+/// The plan of a change of a stored template, with the check that its offering is live: a
+/// new e-sign template the offering has already is `106`, a deleted offering `138`.
+fn change_plan<T>(
     ctx: &Ctx,
     before: &StoredTemplate,
     after: &OfferingTemplate,
+    answer: T,
     event: Event,
-) -> Result<Option<()>, ApiError> {
-    let mut writes = subscription::update(ctx.client_id(), before, after)?;
-    let check_at = writes.len();
-    writes.push(offering_live_check(ctx.client_id(), &after.offering_id));
-    let key_changed = after.template_key != before.rec.template_key && !after.deleted;
-    match ctx.commit(writes, vec![event]).await {
-        Ok(()) => Ok(Some(())),
-        Err(StoreError::ConditionFailed { index: Some(0) }) | Err(StoreError::Conflict) => Ok(None),
-        Err(StoreError::ConditionFailed { index: Some(i) }) if i == check_at => Err(offering::no_offering()),
-        Err(StoreError::ConditionFailed { index: Some(2) }) if key_changed => Err(duplicate(&after.template_key)),
-        Err(e) => Err(e.into()),
+) -> Result<Plan<T>, ApiError> {
+    let client = ctx.client_id();
+    let (writes, marker) = subscription::update(client, before, after)?;
+    let mut plan = Plan::new(writes, answer);
+    if let Some(marker) = marker {
+        plan = plan.check(marker, duplicate(&after.template_key));
     }
+    Ok(plan
+        .check(offering_live_check(client, &after.offering_id), no_offering())
+        .event(event))
 }
 
 /// `POST /v3/updateSubscriptionsforOffering` (deprecated): `offeringId`, `templateId` (the
@@ -215,7 +241,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         .opt(&["updatedIpAddress", "updatedIPAddress"])?
         .filter(|v| !v.trim().is_empty())
         .unwrap_or_else(|| ctx.ip.to_string());
-    for _ in 0..RETRIES {
+    ctx.transact(async move |ctx, _| {
         let before = existing(&ctx, &offering_id, &id).await?;
         let mut after = before.rec.clone();
         if let Some(key) = &new_key {
@@ -226,12 +252,12 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         after.template_name.clone_from(&name);
         after.updated = ctx.now();
         after.updated_ip.clone_from(&updated_ip);
-        let event = summary_event("updateSubscriptionsforOffering", &after);
-        if commit_change(&ctx, &before, &after, event).await?.is_some() {
-            return Ok(Reply::ok().with_value("document_details", Value::Array(vec![after.summary()])));
-        }
-    }
-    Err(busy())
+        let summary = after.summary();
+        let event = view_event("updateSubscriptionsforOffering", &summary);
+        let reply = Reply::ok().with("document_details", [summary]);
+        change_plan(&ctx, &before, &after, reply, event)
+    })
+    .await
 }
 
 /// `POST /v3/deleteSubscriptionsforOffering`: `offeringId`, `templateId` (the
@@ -241,20 +267,23 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `deleteSubscriptionsforOffering` with `offeringId`, `templateId`.
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let (offering_id, id) = ids(&p)?;
-    for _ in 0..RETRIES {
+    ctx.transact(async move |ctx, _| {
         let before = existing(&ctx, &offering_id, &id).await?;
         let mut after = before.rec.clone();
         after.deleted = true;
         after.updated = ctx.now();
         after.updated_ip = ctx.ip.to_string();
-        let event = Event::new("deleteSubscriptionsforOffering")
-            .field("offeringId", after.offering_id.clone())
-            .field("templateId", after.id.clone());
-        if commit_change(&ctx, &before, &after, event).await?.is_some() {
-            return Ok(Reply::ok().with_value("document_details", Value::from(DELETED)));
-        }
-    }
-    Err(busy())
+        let event = view_event(
+            "deleteSubscriptionsforOffering",
+            &DeletedEvent {
+                offering_id: &after.offering_id,
+                template_id: &after.id,
+            },
+        );
+        let reply = Reply::ok().with_value("document_details", Value::from(DELETED));
+        change_plan(&ctx, &before, &after, reply, event)
+    })
+    .await
 }
 
 /// `POST /v3/fetchSubscriptionDocuments`: no parameters; `document_details`, the templates
@@ -263,16 +292,23 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// when it holds none; `106` when no account is connected. Fires
 /// `fetchSubscriptionDocuments` with `templateIds`.
 pub async fn fetch(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
-    let templates = esign::provider(&ctx)
-        .templates(ctx.client_id())
-        .await?
-        .ok_or(ESignError::NoAccount)?;
-    let ids: Vec<&str> = templates.iter().map(|t| t.id.as_str()).collect();
-    let event = Event::new("fetchSubscriptionDocuments").field("templateIds", ids.join(","));
-    ctx.commit(Vec::new(), vec![event]).await?;
-    let list =
-        serde_json::to_value(&templates).map_err(|e| ApiError::internal_from("templates do not serialize", e))?;
-    Ok(Reply::ok().with_value("document_details", list))
+    ctx.transact(async move |ctx, _| {
+        let templates = esign::provider(&ctx)
+            .templates(ctx.client_id())
+            .await?
+            .ok_or(ESignError::NoAccount)?;
+        let ids: Vec<&str> = templates.iter().map(|t| t.id.as_str()).collect();
+        let event = view_event(
+            "fetchSubscriptionDocuments",
+            &FetchedEvent {
+                template_ids: ids.join(","),
+            },
+        );
+        let list =
+            serde_json::to_value(&templates).map_err(|e| ApiError::internal_from("templates do not serialize", e))?;
+        Ok(Plan::answer(Reply::ok().with_value("document_details", list)).event(event))
+    })
+    .await
 }
 
 /// The subscription routes.

@@ -1,33 +1,37 @@
-//! What the offering and issuer operations share: ID parameters, the issuer field-permission
-//! rule, webhook payloads made of a response record, and newest-first reads of a kind.
+//! What the offering and issuer operations share: typed ID parameters, the issuer
+//! field-permission rule, list records from views, newest-first reads of a kind, and the
+//! check that an offering is still live.
 
+use serde::Serialize;
 use serde_json::{Map, Value};
-use shared::model::offering::{self, Offering};
+use shared::model::ids::{IssuerId, OfferingId};
+use shared::model::offering::Offering;
+use shared::records::offering;
 use shared::records::{self, Record, Stored};
 use shared::store::{Index, Query};
-pub use shared::webhooks::record_event;
-use shared::webhooks::Event;
 use shared::{ApiError, Ctx, Params};
 
-/// How many times an operation re-applies itself to a fresh copy after a concurrent change
-/// of the same record won the version check.
-pub const RETRIES: usize = 5;
-
-/// What a version-conditioned write that lost to a concurrent change answers once the
-/// retries are used up (never expected in practice).
-pub fn busy() -> ApiError {
-    ApiError::internal("record changed concurrently on every attempt")
-}
-
-/// A required numeric ID parameter: `106` when missing or not all digits.
-pub fn numeric_id(p: &Params, name: &str) -> Result<String, ApiError> {
+/// A required numeric ID parameter: `106` when missing or not all digits (what these
+/// operations answer for a malformed ID, where the ID types answer their unknown-ID code),
+/// then parsed as its type by `typed`.
+pub fn numeric_id<T>(p: &Params, name: &str, typed: fn(&str) -> Result<T, ApiError>) -> Result<T, ApiError> {
     let v = p.req(&[name])?;
     let v = v.trim();
     if v.bytes().all(|b| b.is_ascii_digit()) {
-        Ok(v.to_owned())
+        typed(v)
     } else {
         Err(ApiError::invalid(name, "Numeric values only"))
     }
+}
+
+/// The `offeringId` parameter: `106` when missing or not numeric.
+pub fn offering_id(p: &Params) -> Result<OfferingId, ApiError> {
+    numeric_id(p, OfferingId::PARAM, OfferingId::parse)
+}
+
+/// The `issuerId` parameter: `106` when missing or not numeric.
+pub fn issuer_id(p: &Params) -> Result<IssuerId, ApiError> {
+    numeric_id(p, IssuerId::PARAM, IssuerId::parse)
 }
 
 /// A parameter part 2 marks required for an issuer operation: enforced (`106` when missing
@@ -41,20 +45,12 @@ pub fn required_if_permitted(ctx: &Ctx, p: &Params, names: &[&str]) -> Result<St
     }
 }
 
-/// The webhook of a read that answers a set of records: the answered IDs, comma separated.
-pub fn ids_event(method: &str, name: &str, ids: impl Iterator<Item = String>) -> Event {
-    Event::new(method).field(name, ids.collect::<Vec<_>>().join(","))
-}
-
-/// A stored SSN or date of birth as webhooks carry it: `REDACTED` when set (part 1,
-/// Conventions 8), empty otherwise.
-pub fn redact(record: &mut Map<String, Value>, fields: &[&str]) {
-    for f in fields {
-        if let Some(v) = record.get_mut(*f) {
-            if v.as_str().is_some_and(|s| !s.is_empty()) {
-                *v = Value::String(shared::mask::REDACTED.into());
-            }
-        }
+/// A view as the record of a list (`records::list` filters and sorts its fields). The
+/// group's views are structs of strings, which always serialize to an object.
+pub fn object(view: impl Serialize) -> Map<String, Value> {
+    match serde_json::to_value(view) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
     }
 }
 
@@ -77,11 +73,9 @@ pub async fn newest<R: Record>(ctx: &Ctx, max: usize) -> Result<Vec<R>, ApiError
     }
 }
 
-/// The live offering named by the `offeringId` parameter: `106` when missing or not
-/// numeric, `138` when unknown or deleted.
-pub async fn live_offering(ctx: &Ctx, p: &Params) -> Result<Stored<Offering>, ApiError> {
-    let id = numeric_id(p, "offeringId")?;
-    offering::live(ctx.store(), ctx.client_id(), &id).await
+/// The live offering `id`: `138` when unknown or deleted.
+pub async fn live_offering(ctx: &Ctx, id: &OfferingId) -> Result<Stored<Offering>, ApiError> {
+    offering::live(ctx.store(), ctx.client_id(), id.as_str()).await
 }
 
 /// The check, inside a transaction, that an offering is still live (not deleted): its
@@ -91,5 +85,28 @@ pub fn offering_live_check(client: &str, offering_id: &str) -> shared::store::Wr
     shared::store::Write::Check {
         key: offering::offering_key(client, offering_id),
         cond: shared::store::Cond::AttrExists("gsi1pk".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(query: &str) -> Params {
+        Params::from_query(Some(query)).unwrap()
+    }
+
+    #[test]
+    fn a_malformed_numeric_id_is_106_and_a_well_formed_one_is_typed() {
+        assert_eq!(
+            offering_id(&params("offeringId=%20100000%20")).unwrap().as_str(),
+            "100000"
+        );
+        assert_eq!(offering_id(&params("offeringId=12a")).unwrap_err().code(), "106");
+        assert_eq!(issuer_id(&params("issuerId=x1")).unwrap_err().code(), "106");
+        assert_eq!(issuer_id(&params("other=1")).unwrap_err().code(), "106");
+        // Digits that cannot name a record answer the type's unknown-ID code, as a lookup did.
+        let long = format!("offeringId={}", "9".repeat(25));
+        assert_eq!(offering_id(&params(&long)).unwrap_err().code(), "138");
     }
 }

@@ -7,7 +7,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use shared::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
 use shared::model::custodian_settings::CustodianSettings;
-use shared::model::offering::{self, status, EscrowAccount, Offering};
+use shared::model::offering::{status, EscrowAccount, Offering};
+use shared::records::offering;
 use shared::store::Write;
 use shared::{operator_op, ApiError, Ctx, Plan, Routes};
 

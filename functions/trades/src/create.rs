@@ -3,10 +3,10 @@
 
 use rust_decimal::Decimal;
 use shared::model::ids::{numeric_id, AccountId};
-use shared::model::offering;
 use shared::model::trade::{normalize_transaction_type, total_amount, Trade, TradeStatus};
 use shared::model::validate;
 use shared::records;
+use shared::records::offering;
 use shared::records::trade;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 

@@ -5,9 +5,10 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use serde_json::Value;
 use shared::model::ids::{no_trade, numeric_id, AccountId};
-use shared::model::offering::{self, six_decimals, Offering};
+use shared::model::offering::{six_decimals, Offering};
 use shared::model::trade::{json_number, normalize_transaction_type, total_amount, wrong_status, Trade, TradeStatus};
 use shared::model::validate;
+use shared::records::offering;
 use shared::records::trade;
 use shared::records::Stored;
 use shared::webhooks::view_event;
@@ -211,7 +212,7 @@ pub async fn edit(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 async fn offering_of(ctx: &Ctx, t: &Trade) -> Result<Offering, ApiError> {
     Ok(offering::load(ctx.store(), ctx.client_id(), &t.offering_id)
         .await?
-        .ok_or_else(offering::no_offering)?
+        .ok_or_else(shared::model::ids::no_offering)?
         .rec)
 }
 

@@ -19,14 +19,12 @@ use shared::esign::{self, Action, EsignStatus, Purpose};
 use shared::mask::MASK;
 use shared::model::ids::{no_trade, numeric_id, AccountId};
 use shared::model::link::no_primary_party;
-use shared::model::offering;
-use shared::model::subscription;
 use shared::model::trade::{wrong_status, BodyView, Trade};
 use shared::model::trade_esign::{self, aggregate, Nda, SignDoc, StoredSignDoc, NDA, SUBSCRIPTION};
 use shared::model::Party;
 use shared::providers::esign::{ESignError, ESignProvider, EnvelopeRequest, Signer, Template};
-use shared::records::trade;
 use shared::records::{self, Stored};
+use shared::records::{offering, subscription, trade};
 use shared::webhooks::{record_event, view_event, Event};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 

@@ -1,13 +1,11 @@
 //! A client's custodian settings: the wire and check instructions that
 //! getCustodianDetailsforOffering answers for every offering of the client. Set by the
 //! operator (`PUT /operator/clients/{clientId}/custodian-settings`); every key is present
-//! in answers, empty where nothing is configured (CONTRACT.md).
+//! in answers, empty where nothing is configured (CONTRACT.md). How they are stored:
+//! [`crate::records::custodian_settings`].
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-
-use crate::error::ApiError;
-use crate::store::{Key, Store, Val, Write};
 
 /// Wire instruction keys, in part 2's order.
 pub const WIRE_KEYS: &[&str] = &[
@@ -55,11 +53,6 @@ pub struct CustodianSettings {
     pub additionaldescription: String,
     pub wire: Map<String, Value>,
     pub check: Map<String, Value>,
-}
-
-/// The key of a client's custodian settings.
-pub fn key(client: &str) -> Key {
-    Key::new(format!("{client}#SETTINGS"), "CUSTODIAN")
 }
 
 impl CustodianSettings {
@@ -118,22 +111,6 @@ impl CustodianSettings {
         out.insert("wire".into(), section(&self.wire, WIRE_KEYS));
         out.insert("check".into(), section(&self.check, CHECK_KEYS));
         Value::Object(out)
-    }
-
-    /// The write that stores these settings for a client.
-    pub fn write(&self, client: &str) -> Write {
-        let mut item = key(client).item();
-        item.insert("d".into(), Val::S(serde_json::to_string(self).unwrap_or_default()));
-        Write::Put { item, cond: None }
-    }
-
-    /// A client's settings (empty when never set).
-    pub async fn load(store: &dyn Store, client: &str) -> Result<CustodianSettings, ApiError> {
-        let Some(item) = store.get(&key(client)).await? else {
-            return Ok(CustodianSettings::default());
-        };
-        let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-        serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt custodian settings", e))
     }
 }
 

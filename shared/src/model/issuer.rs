@@ -1,13 +1,10 @@
 //! Issuers, their financial account (createIssuerAccount) and the account's custodian records.
+//! How they are stored: [`crate::records::issuer`].
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
 
-use crate::error::ApiError;
-use crate::ids::sortable;
 use crate::mask::b64;
-use crate::records::{self, Record};
-use crate::store::{Cond, Index, Key, Query, SkRange, Store, Val, Write};
+use crate::records::Record;
 
 pub use super::ids::no_issuer;
 
@@ -57,29 +54,66 @@ impl Record for Issuer {
 
 impl Issuer {
     /// The issuer record of getIssuer, getAllIssuers and `GET /v3/issuers` (part 2's fields).
-    pub fn view(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("issuerId".into(), self.id.clone().into());
-        m.insert("issuerName".into(), self.issuer_name.clone().into());
-        m.insert("firstName".into(), self.first_name.clone().into());
-        m.insert("lastName".into(), self.last_name.clone().into());
-        m.insert("email".into(), self.email.clone().into());
-        m.insert(
-            "phoneNumber".into(),
-            self.phone_number.clone().map_or(Value::Null, Value::String),
-        );
-        m.insert("issuerStatus".into(), self.issuer_status.clone().into());
-        m
+    pub fn view(&self) -> IssuerView {
+        IssuerView {
+            issuer_id: self.id.clone(),
+            issuer_name: self.issuer_name.clone(),
+            first_name: self.first_name.clone(),
+            last_name: self.last_name.clone(),
+            email: self.email.clone(),
+            phone_number: self.phone_number.clone(),
+            issuer_status: self.issuer_status.clone(),
+        }
     }
 
     /// The `GET /v3/issuers` record: [`Issuer::view`] plus `createdDate` and `updatedDate`,
     /// so that every sortable field is in the record.
-    pub fn list_view(&self) -> Map<String, Value> {
-        let mut m = self.view();
-        m.insert("createdDate".into(), self.created.clone().into());
-        m.insert("updatedDate".into(), self.updated.clone().into());
-        m
+    pub fn list_view(&self) -> IssuerListView {
+        IssuerListView {
+            view: self.view(),
+            created_date: self.created.clone(),
+            updated_date: self.updated.clone(),
+        }
     }
+
+    /// `{issuerId, issuerStatus}`: createIssuer's and updateIssuer's record and webhook.
+    pub fn status_view(&self) -> IssuerStatusView {
+        IssuerStatusView {
+            issuer_id: self.id.clone(),
+            issuer_status: self.issuer_status.clone(),
+        }
+    }
+}
+
+/// See [`Issuer::view`]; `phoneNumber` null when never given.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IssuerView {
+    pub issuer_id: String,
+    pub issuer_name: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub email: String,
+    pub phone_number: Option<String>,
+    pub issuer_status: String,
+}
+
+/// See [`Issuer::list_view`].
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IssuerListView {
+    #[serde(flatten)]
+    pub view: IssuerView,
+    pub created_date: String,
+    pub updated_date: String,
+}
+
+/// See [`Issuer::status_view`].
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IssuerStatusView {
+    pub issuer_id: String,
+    pub issuer_status: String,
 }
 
 /// An issuer's financial account (createIssuerAccount): one per issuer, keyed by the
@@ -155,68 +189,168 @@ pub const ISSUER_ACCOUNT_ACTIVE: &str = "Active";
 impl IssuerAccount {
     /// The createIssuerAccount record (part 2's fields in order): SSN and `dob` base64
     /// (empty stays empty); `issuerStatus` is the issuer's own status.
-    pub fn created_view(&self, issuer_status: &str) -> Map<String, Value> {
+    pub fn created_view(&self, issuer_status: &str) -> IssuerAccountCreated {
         let enc = |v: &str| if v.is_empty() { String::new() } else { b64(v) };
-        let pairs: [(&str, String); 21] = [
-            ("issuerId", self.issuer_id.clone()),
-            ("companyName", self.company_name.clone()),
-            ("companyState", self.company_state.clone()),
-            ("companyTaxID", self.company_tax_id.clone()),
-            ("entityType", self.entity_type.clone()),
-            ("issuingCountry", self.issuing_country.clone()),
-            ("accountType", self.account_type.clone()),
-            ("accountMiddleInitial", self.account_middle_initial.clone()),
-            ("socialSecurityNumber", enc(&self.ssn)),
-            ("dob", enc(&self.dob)),
-            ("residentUS", self.resident_us.clone()),
-            ("citizenUS", self.citizen_us.clone()),
-            ("addressLine1", self.address_line1.clone()),
-            ("addressLine2", self.address_line2.clone()),
-            ("city", self.city.clone()),
-            ("zip", self.zip.clone()),
-            ("country", self.country.clone()),
-            ("additionalInfo", self.additional_info.clone()),
-            ("issuerStatus", issuer_status.to_owned()),
-            ("createdDate", self.created.clone()),
-            ("createdIpAddress", self.created_ip.clone()),
-        ];
-        pairs
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), Value::String(v)))
-            .collect()
+        IssuerAccountCreated {
+            issuer_id: self.issuer_id.clone(),
+            company_name: self.company_name.clone(),
+            company_state: self.company_state.clone(),
+            company_tax_id: self.company_tax_id.clone(),
+            entity_type: self.entity_type.clone(),
+            issuing_country: self.issuing_country.clone(),
+            account_type: self.account_type.clone(),
+            account_middle_initial: self.account_middle_initial.clone(),
+            pii: Pii {
+                social_security_number: enc(&self.ssn),
+                dob: enc(&self.dob),
+            },
+            resident_us: self.resident_us.clone(),
+            citizen_us: self.citizen_us.clone(),
+            address_line1: self.address_line1.clone(),
+            address_line2: self.address_line2.clone(),
+            city: self.city.clone(),
+            zip: self.zip.clone(),
+            country: self.country.clone(),
+            additional_info: self.additional_info.clone(),
+            issuer_status: issuer_status.to_owned(),
+            created_date: self.created.clone(),
+            created_ip_address: self.created_ip.clone(),
+        }
     }
 
     /// The getIssuerAccount `statusDesc` object (part 2's fields in order), SSN and `dob` in
     /// clear as that method decodes them.
-    pub fn status_view(&self) -> Map<String, Value> {
-        let pairs: [(&str, &str); 22] = [
-            ("issuerId", &self.issuer_id),
-            ("accountfirstName", &self.account_first_name),
-            ("accountlastName", &self.account_last_name),
-            ("accountType", &self.account_type),
-            ("companyName", &self.company_name),
-            ("companyState", &self.company_state),
-            ("entityType", &self.entity_type),
-            ("companyTaxID", &self.company_tax_id),
-            ("accountMiddleInitial", &self.account_middle_initial),
-            ("socialSecurityNumber", &self.ssn),
-            ("dob", &self.dob),
-            ("residentUS", &self.resident_us),
-            ("citizenUS", &self.citizen_us),
-            ("addressLine1", &self.address_line1),
-            ("addressLine2", &self.address_line2),
-            ("city", &self.city),
-            ("state", &self.state),
-            ("zip", &self.zip),
-            ("country", &self.country),
-            ("issuingCountry", &self.issuing_country),
-            ("additionalInfo", &self.additional_info),
-            ("issuerAccountStatus", &self.status),
-        ];
-        pairs
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), Value::String(v.to_owned())))
-            .collect()
+    pub fn status_view(&self) -> IssuerAccountStatus {
+        IssuerAccountStatus {
+            issuer_id: self.issuer_id.clone(),
+            account_first_name: self.account_first_name.clone(),
+            account_last_name: self.account_last_name.clone(),
+            account_type: self.account_type.clone(),
+            company_name: self.company_name.clone(),
+            company_state: self.company_state.clone(),
+            entity_type: self.entity_type.clone(),
+            company_tax_id: self.company_tax_id.clone(),
+            account_middle_initial: self.account_middle_initial.clone(),
+            pii: Pii {
+                social_security_number: self.ssn.clone(),
+                dob: self.dob.clone(),
+            },
+            resident_us: self.resident_us.clone(),
+            citizen_us: self.citizen_us.clone(),
+            address_line1: self.address_line1.clone(),
+            address_line2: self.address_line2.clone(),
+            city: self.city.clone(),
+            state: self.state.clone(),
+            zip: self.zip.clone(),
+            country: self.country.clone(),
+            issuing_country: self.issuing_country.clone(),
+            additional_info: self.additional_info.clone(),
+            issuer_account_status: self.status.clone(),
+        }
+    }
+}
+
+/// The SSN and date of birth of an account view, in the spec's order.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pii {
+    pub social_security_number: String,
+    pub dob: String,
+}
+
+impl Pii {
+    /// As webhooks carry them: `REDACTED` when set (part 1, Conventions 8), empty otherwise.
+    fn redacted(&self) -> Pii {
+        let redact = |v: &str| {
+            if v.is_empty() {
+                String::new()
+            } else {
+                crate::mask::REDACTED.into()
+            }
+        };
+        Pii {
+            social_security_number: redact(&self.social_security_number),
+            dob: redact(&self.dob),
+        }
+    }
+}
+
+/// See [`IssuerAccount::created_view`].
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IssuerAccountCreated {
+    pub issuer_id: String,
+    pub company_name: String,
+    pub company_state: String,
+    #[serde(rename = "companyTaxID")]
+    pub company_tax_id: String,
+    pub entity_type: String,
+    pub issuing_country: String,
+    pub account_type: String,
+    pub account_middle_initial: String,
+    #[serde(flatten)]
+    pub pii: Pii,
+    #[serde(rename = "residentUS")]
+    pub resident_us: String,
+    #[serde(rename = "citizenUS")]
+    pub citizen_us: String,
+    pub address_line1: String,
+    pub address_line2: String,
+    pub city: String,
+    pub zip: String,
+    pub country: String,
+    pub additional_info: String,
+    pub issuer_status: String,
+    pub created_date: String,
+    pub created_ip_address: String,
+}
+
+impl IssuerAccountCreated {
+    /// The createIssuerAccount webhook: the record with SSN and `dob` redacted.
+    pub fn redacted(&self) -> Self {
+        let pii = self.pii.redacted();
+        Self { pii, ..self.clone() }
+    }
+}
+
+/// See [`IssuerAccount::status_view`].
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IssuerAccountStatus {
+    pub issuer_id: String,
+    #[serde(rename = "accountfirstName")]
+    pub account_first_name: String,
+    #[serde(rename = "accountlastName")]
+    pub account_last_name: String,
+    pub account_type: String,
+    pub company_name: String,
+    pub company_state: String,
+    pub entity_type: String,
+    #[serde(rename = "companyTaxID")]
+    pub company_tax_id: String,
+    pub account_middle_initial: String,
+    #[serde(flatten)]
+    pub pii: Pii,
+    #[serde(rename = "residentUS")]
+    pub resident_us: String,
+    #[serde(rename = "citizenUS")]
+    pub citizen_us: String,
+    pub address_line1: String,
+    pub address_line2: String,
+    pub city: String,
+    pub state: String,
+    pub zip: String,
+    pub country: String,
+    pub issuing_country: String,
+    pub additional_info: String,
+    pub issuer_account_status: String,
+}
+
+impl IssuerAccountStatus {
+    /// The getIssuerAccount webhook: the object with SSN and `dob` redacted.
+    pub fn redacted(&self) -> Self {
+        let pii = self.pii.redacted();
+        Self { pii, ..self.clone() }
     }
 }
 
@@ -224,7 +358,7 @@ impl IssuerAccount {
 /// `Financial issuer details`), identified by its custodian's numeric `providerid`.
 ///
 /// The offerings group reads and deletes them; they are written by whoever connects the
-/// issuer with a custodian (payments or custody), through [`custodian_write`].
+/// issuer with a custodian (payments or custody), through [`crate::records::issuer::custodian_write`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CustodianRecord {
@@ -245,70 +379,53 @@ pub struct CustodianRecord {
 
 impl CustodianRecord {
     /// The getIssuerAccount record: bank numbers base64-encoded (part 1, Conventions 8).
-    pub fn view(&self) -> Value {
-        json!({
-            "providerid": self.providerid,
-            "CustodianName": self.custodian_name,
-            "CustodianAccountNumber": b64(&self.custodian_account_number),
-            "RoutingNumber": b64(&self.routing_number),
-            "AccountNumber": b64(&self.account_number),
-            "AccountName": self.account_name,
-            "funds": self.funds,
-        })
-    }
-}
-
-/// The partition of a client's issuer custodian records; the sort key is
-/// `<issuerId>#<sortable providerid>`.
-pub fn custodian_key(client: &str, issuer_id: &str, providerid: &str) -> Key {
-    Key::new(
-        format!("{client}#ISSUERCUSTODIAN"),
-        format!("{issuer_id}#{}", sortable(providerid)),
-    )
-}
-
-/// The write that stores (or replaces) a custodian record of an issuer's financial account.
-pub fn custodian_write(client: &str, issuer_id: &str, rec: &CustodianRecord) -> Write {
-    let mut item = custodian_key(client, issuer_id, &rec.providerid).item();
-    item.insert("d".into(), Val::S(serde_json::to_string(rec).unwrap_or_default()));
-    Write::Put { item, cond: None }
-}
-
-/// The delete of one custodian record, failing (`ConditionFailed`) when it does not exist.
-pub fn custodian_delete(client: &str, issuer_id: &str, providerid: &str) -> Write {
-    Write::Delete {
-        key: custodian_key(client, issuer_id, providerid),
-        cond: Some(Cond::Exists),
-    }
-}
-
-/// An issuer's custodian records, in `providerid` order (one query).
-pub async fn custodians(store: &dyn Store, client: &str, issuer_id: &str) -> Result<Vec<CustodianRecord>, ApiError> {
-    let mut q = Query::new(Index::Table, custodian_key(client, issuer_id, "").pk);
-    q.sk = SkRange::BeginsWith(format!("{issuer_id}#"));
-    let mut out = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-            match serde_json::from_str(d) {
-                Ok(rec) => out.push(rec),
-                Err(e) => {
-                    return Err(ApiError::internal_from("corrupt custodian record", e));
-                }
-            }
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
+    pub fn view(&self) -> CustodianView {
+        CustodianView {
+            providerid: self.providerid.clone(),
+            custodian_name: self.custodian_name.clone(),
+            custodian_account_number: b64(&self.custodian_account_number),
+            routing_number: b64(&self.routing_number),
+            account_number: b64(&self.account_number),
+            account_name: self.account_name.clone(),
+            funds: self.funds.clone(),
         }
     }
 }
 
-/// A live issuer of the client, or `136`.
-pub async fn live_issuer(store: &dyn Store, client: &str, id: &str) -> Result<records::Stored<Issuer>, ApiError> {
-    match records::load::<Issuer>(store, client, id).await? {
-        Some(s) if !s.rec.deleted => Ok(s),
-        _ => Err(no_issuer()),
+/// See [`CustodianRecord::view`].
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct CustodianView {
+    #[serde(rename = "providerid")]
+    pub providerid: String,
+    pub custodian_name: String,
+    pub custodian_account_number: String,
+    pub routing_number: String,
+    pub account_number: String,
+    pub account_name: String,
+    #[serde(rename = "funds")]
+    pub funds: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn account_views_keep_the_spec_order_and_redact_for_webhooks() {
+        let a = IssuerAccount {
+            issuer_id: "100000".into(),
+            ssn: "123456789".into(),
+            ..IssuerAccount::default()
+        };
+        let v = serde_json::to_value(a.status_view().redacted()).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys.len(), 22);
+        assert_eq!(keys[8..11], ["accountMiddleInitial", "socialSecurityNumber", "dob"]);
+        assert_eq!(v["socialSecurityNumber"], crate::mask::REDACTED);
+        assert_eq!(v["dob"], "");
+        let created = serde_json::to_value(a.created_view("Pending")).unwrap();
+        assert_eq!(created["socialSecurityNumber"], b64("123456789"));
+        assert_eq!(created.as_object().unwrap().len(), 21);
     }
 }

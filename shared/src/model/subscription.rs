@@ -2,21 +2,11 @@
 //! sign (addSubscriptionsforOffering attaches them, sendSubscriptionDocument sends the
 //! offering's active ones).
 //!
-//! # Layout
-//!
-//! | item | key | content |
-//! |---|---|---|
-//! | template of an offering | `<client>#SUBSCRIPTION#<offeringId>` / `ids::sortable(templateNameID)` | JSON of [`OfferingTemplate`] in `d`, version `v`, `live` (Bool) |
-//! | one active use of an e-sign template per offering | `<client>#SUBSCRIPTIONKEY#<offeringId>` / `templateKey` | `t` = the templateNameID |
-//!
-//! IDs (`templateNameID`) come from the service-wide `subscription` counter (from 100000), so
-//! an offering's templates read newest first by reading its partition backwards.
+//! How they are stored: [`crate::records::subscription`].
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ApiError;
-use crate::ids::{sortable, IdKind};
-use crate::store::{CmpOp, Cond, Index, Key, Query, SkRange, Store, Val, Write};
+use crate::ids::IdKind;
 
 /// The counter of `templateNameID`s.
 pub const SUBSCRIPTION: IdKind = IdKind {
@@ -53,204 +43,67 @@ pub struct OfferingTemplate {
     pub deleted: bool,
 }
 
-/// An offering template as read, with its version.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredTemplate {
-    pub rec: OfferingTemplate,
-    pub version: i64,
-}
-
-fn partition(client: &str, offering_id: &str) -> String {
-    format!("{client}#SUBSCRIPTION#{offering_id}")
-}
-
-pub fn key(client: &str, offering_id: &str, id: &str) -> Key {
-    Key::new(partition(client, offering_id), sortable(id))
-}
-
-/// The key that keeps one e-sign template active at most once per offering.
-pub fn marker_key(client: &str, offering_id: &str, template_key: &str) -> Key {
-    Key::new(format!("{client}#SUBSCRIPTIONKEY#{offering_id}"), template_key)
-}
-
 impl OfferingTemplate {
     /// getSubscriptionsforOffering's element: `createdDate`, `offeringId`, `templateId`,
     /// `templateKey`, `templateName`, `templateUrl`.
-    pub fn view(&self) -> serde_json::Value {
-        serde_json::json!({
-            "createdDate": self.created,
-            "offeringId": self.offering_id,
-            "templateId": self.id,
-            "templateKey": self.template_key,
-            "templateName": self.template_name,
-            "templateUrl": self.template_url,
-        })
-    }
-
-    /// The add/update answer's element: `offeringId`, `templateName`, `templateNameID` (a
-    /// JSON number).
-    pub fn summary(&self) -> serde_json::Value {
-        let id: serde_json::Value = self
-            .id
-            .parse::<u64>()
-            .map_or_else(|_| self.id.clone().into(), serde_json::Value::from);
-        serde_json::json!({
-            "offeringId": self.offering_id,
-            "templateName": self.template_name,
-            "templateNameID": id,
-        })
-    }
-}
-
-fn record_write(client: &str, t: &OfferingTemplate, before: Option<i64>) -> Result<Write, ApiError> {
-    let mut item = key(client, &t.offering_id, &t.id).item();
-    let json =
-        serde_json::to_string(t).map_err(|e| ApiError::internal_from("offering template does not serialize", e))?;
-    item.insert("d".into(), Val::S(json));
-    item.insert("v".into(), Val::from(before.unwrap_or(0) + 1));
-    item.insert("live".into(), Val::Bool(!t.deleted));
-    let cond = match before {
-        None => Cond::NotExists,
-        Some(v) => Cond::Cmp("v".into(), CmpOp::Eq, Val::from(v)),
-    };
-    Ok(Write::Put { item, cond: Some(cond) })
-}
-
-fn marker_put(client: &str, t: &OfferingTemplate) -> Write {
-    let mut item = marker_key(client, &t.offering_id, &t.template_key).item();
-    item.insert("t".into(), Val::S(t.id.clone()));
-    Write::Put {
-        item,
-        cond: Some(Cond::NotExists),
-    }
-}
-
-fn marker_delete(client: &str, t: &OfferingTemplate) -> Write {
-    Write::Delete {
-        key: marker_key(client, &t.offering_id, &t.template_key),
-        cond: None,
-    }
-}
-
-/// The writes that attach a new template: its record, then its marker. The marker's write
-/// (index 1) fails when the offering already has this e-sign template active.
-pub fn insert(client: &str, t: &OfferingTemplate) -> Result<Vec<Write>, ApiError> {
-    Ok(vec![record_write(client, t, None)?, marker_put(client, t)])
-}
-
-/// The writes that change a stored template (`before` as read; the record's write is
-/// conditioned on its version). When the e-sign template changes, the new marker's write
-/// (index 2) fails if the offering already has that one active.
-pub fn update(client: &str, before: &StoredTemplate, after: &OfferingTemplate) -> Result<Vec<Write>, ApiError> {
-    let mut writes = vec![record_write(client, after, Some(before.version))?];
-    if after.deleted && !before.rec.deleted {
-        writes.push(marker_delete(client, &before.rec));
-    } else if after.template_key != before.rec.template_key {
-        writes.push(marker_delete(client, &before.rec));
-        writes.push(marker_put(client, after));
-    }
-    Ok(writes)
-}
-
-fn decode(item: &crate::store::Item) -> Result<StoredTemplate, ApiError> {
-    let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let rec: OfferingTemplate =
-        serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt offering template", e))?;
-    let version = item
-        .get("v")
-        .and_then(Val::as_num)
-        .and_then(|v| i64::try_from(v).ok())
-        .unwrap_or(0);
-    Ok(StoredTemplate { rec, version })
-}
-
-/// One live template of an offering by its numeric ID (`None` when unknown or deleted).
-pub async fn find(
-    store: &dyn Store,
-    client: &str,
-    offering_id: &str,
-    id: &str,
-) -> Result<Option<StoredTemplate>, ApiError> {
-    let id = id.trim();
-    if id.is_empty() || id.len() > 18 || !id.bytes().all(|b| b.is_ascii_digit()) {
-        return Ok(None);
-    }
-    let Ok(n) = id.parse::<u64>() else {
-        return Ok(None);
-    };
-    let Some(item) = store.get(&key(client, offering_id, &n.to_string())).await? else {
-        return Ok(None);
-    };
-    let t = decode(&item)?;
-    Ok((!t.rec.deleted).then_some(t))
-}
-
-/// The offering's active templates (not deleted), newest first: what sendSubscriptionDocument
-/// sends (their `template_key`s).
-pub async fn active(store: &dyn Store, client: &str, offering_id: &str) -> Result<Vec<OfferingTemplate>, ApiError> {
-    let mut q = Query::new(Index::Table, partition(client, offering_id));
-    q.sk = SkRange::All;
-    q.forward = false;
-    q.limit = 500;
-    let mut out = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            let t = decode(item)?.rec;
-            if !t.deleted {
-                out.push(t);
-            }
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
+    pub fn view(&self) -> TemplateView {
+        TemplateView {
+            created_date: self.created.clone(),
+            offering_id: self.offering_id.clone(),
+            template_id: self.id.clone(),
+            template_key: self.template_key.clone(),
+            template_name: self.template_name.clone(),
+            template_url: self.template_url.clone(),
         }
     }
+
+    /// The add/update answer's element and webhook: `offeringId`, `templateName`,
+    /// `templateNameID` (a JSON number).
+    pub fn summary(&self) -> TemplateSummary {
+        TemplateSummary {
+            offering_id: self.offering_id.clone(),
+            template_name: self.template_name.clone(),
+            template_name_id: self
+                .id
+                .parse::<u64>()
+                .map_or_else(|_| self.id.clone().into(), serde_json::Value::from),
+        }
+    }
+}
+
+/// See [`OfferingTemplate::view`].
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateView {
+    pub created_date: String,
+    pub offering_id: String,
+    pub template_id: String,
+    pub template_key: String,
+    pub template_name: String,
+    pub template_url: String,
+}
+
+/// See [`OfferingTemplate::summary`].
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateSummary {
+    pub offering_id: String,
+    pub template_name: String,
+    /// A number; the stored text only if it is not one.
+    #[serde(rename = "templateNameID")]
+    pub template_name_id: serde_json::Value,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::embedded::EmbeddedStore;
-    use crate::store::StoreError;
 
-    fn template(id: &str, key: &str) -> OfferingTemplate {
-        OfferingTemplate {
-            id: id.into(),
-            offering_id: "100000".into(),
-            template_key: key.into(),
-            template_name: format!("T {id}"),
+    #[test]
+    fn the_summary_answers_the_id_as_a_number() {
+        let t = OfferingTemplate {
+            id: "100000".into(),
             ..OfferingTemplate::default()
-        }
-    }
-
-    #[tokio::test]
-    async fn active_templates_read_newest_first_and_keys_stay_unique() {
-        let s = EmbeddedStore::in_memory();
-        for (id, key) in [("100000", "k1"), ("100009", "k2"), ("100010", "k3")] {
-            s.write(insert("c", &template(id, key)).unwrap()).await.unwrap();
-        }
-        let ids: Vec<String> = active(&s, "c", "100000")
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|t| t.id)
-            .collect();
-        assert_eq!(ids, ["100010", "100009", "100000"]);
-        assert_eq!(
-            s.write(insert("c", &template("100011", "k2")).unwrap()).await,
-            Err(StoreError::ConditionFailed { index: Some(1) })
-        );
-        let stored = find(&s, "c", "100000", "100009").await.unwrap().unwrap();
-        let mut gone = stored.rec.clone();
-        gone.deleted = true;
-        s.write(update("c", &stored, &gone).unwrap()).await.unwrap();
-        assert!(find(&s, "c", "100000", "100009").await.unwrap().is_none());
-        assert_eq!(active(&s, "c", "100000").await.unwrap().len(), 2);
-        // The e-sign template can be attached again once its use was deleted.
-        s.write(insert("c", &template("100012", "k2")).unwrap()).await.unwrap();
-        assert!(active(&s, "c", "100001").await.unwrap().is_empty());
-        assert!(find(&s, "c", "100000", "abc").await.unwrap().is_none());
-        assert_eq!(template("100000", "k").summary()["templateNameID"], 100000);
+        };
+        assert_eq!(t.summary().template_name_id, 100000);
     }
 }

@@ -5,11 +5,15 @@
 
 pub mod accreditation;
 pub mod ai_documents;
+pub mod custodian_settings;
 pub mod flags;
+pub mod issuer;
 pub mod kyc;
 pub mod link;
 pub mod note;
+pub mod offering;
 pub mod party;
+pub mod subscription;
 pub mod trade;
 
 use rust_decimal::Decimal;

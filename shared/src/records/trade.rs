@@ -22,8 +22,9 @@
 use crate::error::ApiError;
 use crate::ids::sortable;
 use crate::model::ids::{no_trade, numeric_id};
-use crate::model::offering::{self, OfferingChange};
+use crate::model::offering::OfferingChange;
 use crate::model::trade::{offering_change, Trade};
+use crate::records::offering;
 use crate::records::{self, Stored};
 use crate::store::{Cond, Index, Item, Key, Query, SkRange, Store, Val, Write};
 
