@@ -74,7 +74,7 @@ impl Ctx {
     /// are delivered after the response. Call it last: a failed call sends no webhook.
     /// Only events whose method has a registration are written: the others would reach no
     /// URL, and skipping them saves the outbox write, the hand-over and its clean-up.
-    pub async fn commit(&self, mut writes: Vec<Write>, events: Vec<Event>) -> Result<(), StoreError> {
+    pub(crate) async fn commit(&self, mut writes: Vec<Write>, events: Vec<Event>) -> Result<(), StoreError> {
         let now = self.app.clock.now().timestamp_millis();
         let mut envelopes = Vec::with_capacity(events.len());
         for event in events {

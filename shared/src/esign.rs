@@ -22,7 +22,7 @@
 //! registers `subscription` (the document's status, the trade's `esignStatus` and
 //! `updateDocuSignStatus`) and `nda` (the NDA's status and `updateNdaDocuSignStatus`).
 //! Voids that belong to a trade's own change (a resend, a cancellation) are built by
-//! `trade_esign::void_documents` and committed in that change's transaction instead.
+//! the trades group's `void_documents` and committed in that change's transaction instead.
 //!
 //! Envelope records: `<client>#ESIGNENV` / `documentKey`, JSON of [`Envelope`] in `d`, version
 //! in `v`; the reference each was sent with: `<client>#ESIGNREF` / reference, `k` = its key.
@@ -35,7 +35,8 @@ use serde::{Deserialize, Serialize};
 use crate::ctx::Ctx;
 use crate::error::ApiError;
 use crate::providers::esign::{ESignProvider, EnvelopeRequest, SandboxESign, Signer};
-use crate::store::{CmpOp, Cond, Key, Store, StoreError, Val, Write};
+use crate::store::{CmpOp, Cond, Key, Store, Val, Write};
+use crate::tx::Plan;
 use crate::webhooks::Event;
 
 /// The provider serving a client: the deterministic sandbox (no other provider is
@@ -338,64 +339,87 @@ pub struct Transition {
     pub changed: bool,
 }
 
-/// How often a status change is re-planned after a concurrent change of the envelope.
-const ATTEMPTS: usize = 5;
+/// What one attempt at a status change found.
+enum Outcome {
+    Moved(Transition),
+    Refused(ChangeError),
+}
 
 /// Moves an envelope as `action` says and commits, in one transaction, its new status and
 /// what the effect registered for its purpose adds (with their webhooks). Repeating the current
 /// status changes nothing; a final status (signed, declined, voided) never changes. A void is
-/// also sent to the provider.
+/// also sent to the client's provider ([`provider`]), before the commit: a void it refuses
+/// commits nothing.
 pub async fn change_status(
     ctx: &Ctx,
     effects: &Effects,
-    provider: &dyn ESignProvider,
     document_key: &str,
     action: Action,
     reason: &str,
 ) -> Result<Transition, ChangeError> {
-    for _ in 0..ATTEMPTS {
-        let stored = load_envelope(ctx.store(), ctx.client_id(), document_key)
-            .await?
-            .ok_or_else(|| ChangeError::UnknownEnvelope(document_key.to_owned()))?;
-        let before = stored.envelope.status;
-        if before == action.target() {
-            return Ok(Transition {
-                before,
-                envelope: stored.envelope,
-                changed: false,
-            });
-        }
-        if !action.allowed_from(before) {
-            return Err(ChangeError::NotAllowed {
-                from: before.as_str(),
-                action: action.name(),
-            });
-        }
-        let mut after = stored.envelope.clone();
-        after.status = action.target();
-        after.reason = reason.trim().to_owned();
-        after.updated = ctx.now();
-        let (mut writes, events) = status_effects(ctx, effects, &after).await?;
-        writes.insert(0, envelope_write(ctx.client_id(), &after, Some(stored.version))?);
-        if action == Action::Void {
-            provider
-                .void(ctx.client_id(), document_key, reason)
-                .await
-                .map_err(ApiError::from)?;
-        }
-        match ctx.commit(writes, events).await {
-            Ok(()) => {
-                return Ok(Transition {
-                    before,
-                    envelope: after,
-                    changed: true,
-                })
-            }
-            Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => continue,
-            Err(e) => return Err(ApiError::from(e).into()),
-        }
+    let (effects, key, reason) = (effects.clone(), document_key.to_owned(), reason.trim().to_owned());
+    match change(ctx.clone(), effects, key, action, reason).await? {
+        Outcome::Moved(t) => Ok(t),
+        Outcome::Refused(e) => Err(e),
     }
-    Err(ApiError::internal("envelope changed concurrently on every attempt").into())
+}
+
+/// [`change_status`] on owned values, as one boxed future: the attempts own what they read.
+fn change(
+    ctx: Ctx,
+    effects: Effects,
+    key: String,
+    action: Action,
+    reason: String,
+) -> Pin<Box<dyn Future<Output = Result<Outcome, ApiError>> + Send>> {
+    Box::pin(async move {
+        ctx.transact(async move |ctx, _| {
+            let (key, reason, effects) = (key.clone(), reason.clone(), effects.clone());
+            let found = load_envelope(ctx.store(), ctx.client_id(), &key).await?;
+            let Some(stored) = found else {
+                return Ok(Plan::answer(Outcome::Refused(ChangeError::UnknownEnvelope(key))));
+            };
+            let before = stored.envelope.status;
+            if before == action.target() {
+                return Ok(Plan::answer(Outcome::Moved(Transition {
+                    before,
+                    envelope: stored.envelope,
+                    changed: false,
+                })));
+            }
+            if !action.allowed_from(before) {
+                return Ok(Plan::answer(Outcome::Refused(ChangeError::NotAllowed {
+                    from: before.as_str(),
+                    action: action.name(),
+                })));
+            }
+            let mut after = stored.envelope.clone();
+            after.status = action.target();
+            after.reason.clone_from(&reason);
+            after.updated = ctx.now();
+            // The effect registered for the envelope's purpose; none: the status alone.
+            let (writes, events) = match effects.get(&after.purpose.kind) {
+                Some(effect) => effect(ctx.clone(), after.clone()).await?,
+                None => (Vec::new(), Vec::new()),
+            };
+            if action == Action::Void {
+                provider(&ctx)
+                    .void(ctx.client_id(), &key, &reason)
+                    .await
+                    .map_err(ApiError::from)?;
+            }
+            let write = envelope_write(ctx.client_id(), &after, Some(stored.version))?;
+            let moved = Transition {
+                before,
+                envelope: after,
+                changed: true,
+            };
+            Ok(Plan::new(vec![write], Outcome::Moved(moved))
+                .writes(writes)
+                .events(events))
+        })
+        .await
+    })
 }
 
 /// A boxed [`Effect`] future.
@@ -427,14 +451,6 @@ impl Effects {
 
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, Effect)> + '_ {
         self.0.iter().copied()
-    }
-}
-
-/// The writes and webhooks `after`'s new status means for its purpose.
-async fn status_effects(ctx: &Ctx, effects: &Effects, after: &Envelope) -> Result<(Vec<Write>, Vec<Event>), ApiError> {
-    match effects.get(&after.purpose.kind) {
-        Some(effect) => effect(ctx.clone(), after.clone()).await,
-        None => Ok((Vec::new(), Vec::new())),
     }
 }
 

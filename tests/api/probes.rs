@@ -107,14 +107,7 @@ both!(concurrent_webhook_tokens_all_survive, |t: TestApp| async move {
             r.json["token"].as_str().unwrap().to_owned()
         })
         .collect();
-    let stored = t
-        .store()
-        .get(&shared::webhooks::tokens_key(&t.client_id))
-        .await
-        .unwrap()
-        .expect("the token list");
-    let kept: Vec<String> =
-        serde_json::from_str(stored.get("d").and_then(shared::store::Val::as_str).unwrap()).unwrap();
+    let kept = shared::webhooks::load_tokens(t.store(), &t.client_id).await.unwrap();
     for token in &tokens {
         assert!(kept.contains(token), "token lost");
     }

@@ -6,9 +6,9 @@ use serde::Deserialize;
 use serde_json::json;
 use shared::auth::{hash_key, load_client, random_secret, ClientRecord};
 use shared::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
-use shared::store::{CmpOp, Cond, Val, Write};
-use shared::webhooks::{registration_key, tokens_key};
-use shared::{operator_op, Plan, Routes};
+use shared::store::{Cond, Val, Write};
+use shared::webhooks::{registration_key, token_key};
+use shared::{operator_op, Routes};
 
 /// Operator-chosen client IDs: letters, digits, `-` and `_`.
 pub fn valid_client_id(id: &str) -> bool {
@@ -110,45 +110,14 @@ async fn put_webhooks(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply,
 }
 
 /// `POST /operator/clients/{clientId}/webhook-tokens`: a new `X-Webhook-Token`, shared by a
-/// parent's children. The list is versioned: concurrent calls each add their token.
-async fn new_token(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
-    let client = existing(&octx, req.param("clientId")).await?;
-    let ctx = octx.for_client(&client.id, "webhook-tokens").await?;
-    let key = tokens_key(client.token_owner());
+/// parent's children. Each token is its own item: concurrent calls each add theirs.
+async fn new_token(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    let client = existing(&ctx, req.param("clientId")).await?;
     let token = random_secret();
-    let added = token.clone();
-    ctx.transact(async move |ctx, _| {
-        let item = ctx.store().get(&key).await?;
-        let version = item
-            .as_ref()
-            .and_then(|i| i.get("v"))
-            .and_then(Val::as_num)
-            .and_then(|v| i64::try_from(v).ok());
-        let mut tokens: Vec<String> = item
-            .as_ref()
-            .and_then(|i| i.get("d"))
-            .and_then(Val::as_str)
-            .and_then(|s| serde_json::from_str(s).ok())
-            .unwrap_or_default();
-        tokens.push(added.clone());
-        let mut next = key.item();
-        next.insert("d".into(), Val::S(serde_json::to_string(&tokens).unwrap_or_default()));
-        next.insert("v".into(), Val::from(version.map_or(1, |v| v + 1)));
-        let cond = match (&item, version) {
-            (None, _) => Cond::NotExists,
-            (Some(_), Some(v)) => Cond::Cmp("v".into(), CmpOp::Eq, Val::from(v)),
-            // A list written before it carried a version.
-            (Some(_), None) => Cond::AttrNotExists("v".into()),
-        };
-        Ok(Plan::new(
-            vec![Write::Put {
-                item: next,
-                cond: Some(cond),
-            }],
-            (),
-        ))
-    })
-    .await?;
+    let now = ctx.ports.clock.now().timestamp_millis();
+    let mut item = token_key(client.token_owner(), &token, now).item();
+    item.insert("t".into(), Val::S(token.clone()));
+    ctx.store().write(vec![Write::Put { item, cond: None }]).await?;
     Ok(OpReply::created(json!({"token": token})))
 }
 

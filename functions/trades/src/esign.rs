@@ -3,7 +3,7 @@
 //! updateDocuSignStatus, and the NDA operations sendNda and updateNdaDocuSignStatus.
 //!
 //! A sending puts each of the offering's active subscription templates in its own envelope
-//! to the account's primary party (`shared::model::trade_esign::SignDoc`, one per template),
+//! to the account's primary party (`crate::trade_esign::SignDoc`, one per template),
 //! committed in ONE transaction with the envelopes, the trade's `documentKey`/`esignStatus`
 //! (conditioned on the trade's version) and the webhooks. Status changes reported later
 //! (the operator's sandbox actions, or a client's void) go through `esign::change_status`,
@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 
+use crate::trade_esign::{self, aggregate, Nda, SignDoc, StoredSignDoc, NDA, SUBSCRIPTION};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::documents::DOCUMENT;
@@ -20,7 +21,6 @@ use shared::mask::MASK;
 use shared::model::ids::{no_trade, numeric_id, AccountId};
 use shared::model::link::no_primary_party;
 use shared::model::trade::{wrong_status, BodyView, Trade};
-use shared::model::trade_esign::{self, aggregate, Nda, SignDoc, StoredSignDoc, NDA, SUBSCRIPTION};
 use shared::model::Party;
 use shared::providers::esign::{ESignError, ESignProvider, EnvelopeRequest, Signer, Template};
 use shared::records::{self, Stored};
@@ -509,15 +509,7 @@ pub async fn update_docusign_status(ctx: Ctx, p: Params) -> Result<Reply, ApiErr
     let find = |docs: Vec<StoredSignDoc>| docs.into_iter().find(|d| d.doc.document_key == key);
     let docs = trade_esign::of_trade(ctx.store(), ctx.client_id(), &t.id).await?;
     find(docs).ok_or_else(|| ApiError::invalid("documentKey", "Document does not exist"))?;
-    esign::change_status(
-        &ctx,
-        &crate::ESIGN_EFFECTS,
-        &esign::provider(&ctx),
-        &key,
-        action,
-        &reason,
-    )
-    .await?;
+    esign::change_status(&ctx, &crate::ESIGN_EFFECTS, &key, action, &reason).await?;
     let docs = trade_esign::of_trade(ctx.store(), ctx.client_id(), &t.id).await?;
     let doc = find(docs).ok_or_else(|| ApiError::invalid("documentKey", "Document does not exist"))?;
     let record = Value::Object(status_record(&doc.doc));
@@ -626,15 +618,7 @@ pub async fn update_nda_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let stored = trade_esign::load_nda(ctx.store(), ctx.client_id(), &ref_num)
         .await?
         .ok_or_else(unknown)?;
-    esign::change_status(
-        &ctx,
-        &crate::ESIGN_EFFECTS,
-        &esign::provider(&ctx),
-        &stored.nda.document_key,
-        action,
-        &reason,
-    )
-    .await?;
+    esign::change_status(&ctx, &crate::ESIGN_EFFECTS, &stored.nda.document_key, action, &reason).await?;
     let after = trade_esign::load_nda(ctx.store(), ctx.client_id(), &ref_num)
         .await?
         .ok_or_else(unknown)?;

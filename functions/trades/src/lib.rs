@@ -12,12 +12,13 @@ mod notes;
 mod reads;
 mod status;
 mod support;
+mod trade_esign;
 
 use std::sync::LazyLock;
 
 use shared::esign::Effects;
-use shared::model::trade_esign::{self, NDA, SUBSCRIPTION};
 use shared::{effect, Function, Routes};
+use trade_esign::{NDA, SUBSCRIPTION};
 
 /// What an envelope's status change means for the envelopes this group sends: registered
 /// with the routes, so every function that changes one (this one, the operator's sandbox

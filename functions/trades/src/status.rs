@@ -5,10 +5,10 @@
 //! a cancellation (`CANCELED`, `Rejected`) voids the trade's subscription documents still
 //! out in that same transaction (`trade_esign::cancellation_voids`).
 
+use crate::trade_esign::{self, Voids};
 use shared::esign;
 use shared::model::ids::AccountId;
 use shared::model::trade::{wrong_status, Cancellation, Trade, TradeStatus};
-use shared::model::trade_esign::{self, Voids};
 use shared::records::trade;
 use shared::records::Stored;
 use shared::webhooks::{view_event, Event};

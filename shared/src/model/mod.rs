@@ -17,7 +17,6 @@ pub mod party;
 pub mod subscription;
 pub mod suitability;
 pub mod trade;
-pub mod trade_esign;
 pub mod validate;
 
 pub use account::Account;

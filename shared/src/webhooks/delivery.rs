@@ -10,7 +10,7 @@ use tokio::sync::Semaphore;
 
 use crate::store::{Store, Val};
 
-use super::{registration_key, tokens_key, Envelope, USER_AGENT};
+use super::{registration_key, Envelope, USER_AGENT};
 
 /// Which webhook targets are allowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,13 +186,7 @@ impl Deliverer {
             Ok(Some(c)) => c.token_owner().to_owned(),
             _ => env.client_id.clone(),
         };
-        let tokens: Vec<String> = json_list(
-            self.store
-                .get(&tokens_key(&owner))
-                .await?
-                .as_ref()
-                .and_then(|i| i.get("d")),
-        );
+        let tokens = super::load_tokens(self.store.as_ref(), &owner).await?;
         let body = env.form_body();
         let sends = urls.iter().map(|url| self.post(url, &tokens, body.clone()));
         for (url, result) in urls.iter().zip(futures_util::future::join_all(sends).await) {

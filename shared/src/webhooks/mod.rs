@@ -126,9 +126,36 @@ pub fn registration_key(client_id: &str, method: &str) -> Key {
     Key::new(format!("{client_id}#WEBHOOK"), method)
 }
 
-/// The store key of the webhook tokens shared under a parent client.
-pub fn tokens_key(owner: &str) -> Key {
-    Key::new(format!("{owner}#TOKENS"), "TOKENS")
+/// The partition of the webhook tokens shared under a parent client: one item per token, so
+/// that adding one never rewrites (or loses) another.
+fn tokens_partition(owner: &str) -> String {
+    format!("{owner}#TOKENS")
+}
+
+/// The item of a token added at `now_millis` (tokens are sent in the order they were added).
+pub fn token_key(owner: &str, token: &str, now_millis: i64) -> Key {
+    Key::new(tokens_partition(owner), format!("T#{now_millis:015}#{token}"))
+}
+
+/// The tokens of `owner`, oldest first: one query of its partition.
+pub async fn load_tokens(
+    store: &dyn crate::store::Store,
+    owner: &str,
+) -> Result<Vec<String>, crate::store::StoreError> {
+    let mut q = crate::store::Query::new(crate::store::Index::Table, tokens_partition(owner));
+    let mut tokens = Vec::new();
+    loop {
+        let page = store.query(&q).await?;
+        tokens.extend(
+            page.items
+                .iter()
+                .filter_map(|i| i.get("t").and_then(Val::as_str).map(str::to_owned)),
+        );
+        match page.next {
+            Some(next) => q.start = Some(next),
+            None => return Ok(tokens),
+        }
+    }
 }
 
 /// Why a queued message was not done with.

@@ -25,15 +25,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ctx::Ctx;
-use crate::error::ApiError;
-use crate::esign::{self, Envelope, EsignStatus};
-use crate::ids::sortable;
-use crate::model::trade::Trade;
-use crate::providers::esign::{ESignError, ESignProvider};
-use crate::records::trade;
-use crate::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Store, Val, Write};
-use crate::webhooks::Event;
+use shared::esign::{self, Envelope, EsignStatus};
+use shared::ids::sortable;
+use shared::model::trade::Trade;
+use shared::providers::esign::{ESignError, ESignProvider};
+use shared::records::trade;
+use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Store, Val, Write};
+use shared::webhooks::Event;
+use shared::{ApiError, Ctx};
 
 /// The purpose kind of a trade's subscription document envelopes (id: the trade ID).
 pub const SUBSCRIPTION: &str = "subscription";
@@ -298,11 +297,6 @@ pub struct Voids {
 }
 
 impl Voids {
-    /// Whether nothing is written.
-    pub fn is_empty(&self) -> bool {
-        self.writes.is_empty()
-    }
-
     /// Voids the envelopes at the provider (the sandbox keeps no envelope of its own: the
     /// platform's record written with [`Voids::writes`] is the envelope).
     pub async fn at_provider(&self, client: &str, provider: &dyn ESignProvider) -> Result<(), ESignError> {
