@@ -113,3 +113,41 @@ both!(concurrent_webhook_tokens_all_survive, |t: TestApp| async move {
     }
     assert_eq!(kept.len(), 20);
 });
+
+both!(loose_units_and_dates_are_106, |t: TestApp| async move {
+    let r = t.put("createIssuer", ISSUER).await;
+    let issuer = r.inserted("issuerDetails")["issuerId"].as_str().unwrap().to_owned();
+    let r = t
+        .put("createOffering", &with(OFFERING, &[("issuerId", issuer.as_str())]))
+        .await;
+    let offering = r.inserted("offeringDetails")["offeringId"].as_str().unwrap().to_owned();
+    let account = create_account(&t).await;
+    let party = create_party(&t).await;
+    assert_eq!(link(&t, &account, "IndivACParty", &party, "1").await.code(), "101");
+    let body = json!({
+        "accountId": account, "offeringId": offering, "transactionType": "ACH", "transactionUnits": true
+    });
+    let r = t.json_as(&t.creds(), Method::POST, "/v3/createTrade", &body).await;
+    assert_eq!(r.code(), "106", "true is not one unit: {:?}", r.json);
+    let trade = |units: &'static str| {
+        vec![
+            ("accountId", account.as_str()),
+            ("offeringId", offering.as_str()),
+            ("transactionType", "ACH"),
+            ("transactionUnits", units),
+        ]
+    };
+    assert_eq!(t.post("createTrade", &trade("+5")).await.code(), "106");
+    assert_eq!(t.post("createTrade", &trade("5")).await.code(), "101");
+
+    for dob in ["1-2-1980", "01-2-1980", "1980-1-02", "01-02-80"] {
+        let r = t.put("createParty", &with(PARTY, &[("dob", dob)])).await;
+        assert_eq!(r.code(), "106", "dob {dob}: {:?}", r.json);
+    }
+    assert_eq!(
+        t.put("createParty", &with(PARTY, &[("dob", "01-02-1980")]))
+            .await
+            .code(),
+        "101"
+    );
+});

@@ -5,13 +5,14 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use shared::app::OperatorAccess;
 use shared::clock::SystemClock;
 use shared::config::Config;
@@ -72,12 +73,22 @@ async fn serve(
     app: Arc<App>,
     req: hyper::Request<Incoming>,
     peer: SocketAddr,
+    deadline: tokio::time::Instant,
 ) -> Result<hyper::Response<DispatchOnDrop>, Infallible> {
     let (parts, body) = req.into_parts();
     let limit = body_limit(&parts.headers);
-    let body = match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(_) => Err(limit),
+    // Part 1: a request not fully received in time is never started.
+    let body = match tokio::time::timeout_at(deadline, Limited::new(body, limit).collect()).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(_)) => Err(limit),
+        Err(_) => {
+            let (head, bytes) = shared::http::request_timeout().into_parts();
+            let body = DispatchOnDrop {
+                body: Full::new(bytes),
+                after: None,
+            };
+            return Ok(hyper::Response::from_parts(head, body));
+        }
     };
     let raw = RawRequest {
         method: parts.method,
@@ -96,6 +107,44 @@ async fn serve(
     Ok(hyper::Response::from_parts(head, body))
 }
 
+/// Waits before the next accept after a failure (out of file descriptors, say): growing
+/// pauses up to a second, and one log line per second at most, instead of a busy loop.
+struct AcceptBackoff {
+    pause: Duration,
+    last_log: Option<std::time::Instant>,
+    suppressed: u64,
+}
+
+impl AcceptBackoff {
+    fn new() -> Self {
+        AcceptBackoff {
+            pause: Duration::ZERO,
+            last_log: None,
+            suppressed: 0,
+        }
+    }
+
+    async fn failed(&mut self, e: &std::io::Error) {
+        let now = std::time::Instant::now();
+        if self
+            .last_log
+            .is_none_or(|at| now.duration_since(at) >= Duration::from_secs(1))
+        {
+            tracing::warn!(error = %e, suppressed = self.suppressed, "accept failed; backing off");
+            self.last_log = Some(now);
+            self.suppressed = 0;
+        } else {
+            self.suppressed += 1;
+        }
+        self.pause = (self.pause * 2).clamp(Duration::from_millis(10), Duration::from_secs(1));
+        tokio::time::sleep(self.pause).await;
+    }
+
+    fn succeeded(&mut self) {
+        self.pause = Duration::ZERO;
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), String> {
     shared::logging::init(false);
@@ -104,6 +153,10 @@ async fn main() -> Result<(), String> {
     let client_id = var("IPS_DEV_CLIENT_ID", DEFAULT_CLIENT_ID);
     let api_key = var("IPS_DEV_API_KEY", DEFAULT_API_KEY);
     let operator_token = var("IPS_OPERATOR_TOKEN", DEFAULT_OPERATOR_TOKEN);
+    let read_timeout = match var("IPS_READ_TIMEOUT_SECS", "30").parse::<u64>() {
+        Ok(secs) if secs > 0 => Duration::from_secs(secs),
+        _ => return Err("IPS_READ_TIMEOUT_SECS must be a whole number of seconds above 0".into()),
+    };
     if client_id.contains(':') || api_key.contains(':') || operator_token.contains(':') {
         return Err("IPS_DEV_CLIENT_ID, IPS_DEV_API_KEY and IPS_OPERATOR_TOKEN must not contain ':'".into());
     }
@@ -132,18 +185,29 @@ async fn main() -> Result<(), String> {
     );
     println!("  sandbox client:  Authorization: Bearer {client_id}:{api_key}");
     println!("  operator token:  Authorization: Bearer {operator_token}");
+    let mut backoff = AcceptBackoff::new();
     loop {
         let (stream, peer) = match listener.accept().await {
             Ok(conn) => conn,
             Err(e) => {
-                tracing::warn!(error = %e, "accept failed");
+                backoff.failed(&e).await;
                 continue;
             }
         };
+        backoff.succeeded();
         let app = app.clone();
         tokio::spawn(async move {
-            let svc = service_fn(move |req| serve(app.clone(), req, peer));
-            if let Err(e) = http1::Builder::new().serve_connection(TokioIo::new(stream), svc).await {
+            // Each request of the connection must arrive whole within the read timeout:
+            // its headers (hyper's header timeout) and then its body (the deadline).
+            let svc = service_fn(move |req| {
+                let deadline = tokio::time::Instant::now() + read_timeout;
+                serve(app.clone(), req, peer, deadline)
+            });
+            let conn = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(read_timeout)
+                .serve_connection(TokioIo::new(stream), svc);
+            if let Err(e) = conn.await {
                 tracing::debug!(error = %e, "connection closed with an error");
             }
         });

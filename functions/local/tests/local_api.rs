@@ -56,7 +56,57 @@ async fn start(env: &[(&str, String)]) -> Server {
     panic!("local-api did not answer within 30 s");
 }
 
-async fn scenario(env: Vec<(&str, String)>) {
+/// Sends raw bytes on a new connection and reads until the server answers and closes, or
+/// 10 s pass: the text received.
+async fn raw_exchange(base: &str, bytes: &[u8]) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(base.trim_start_matches("http://"))
+        .await
+        .unwrap();
+    stream.write_all(bytes).await.unwrap();
+    let mut out = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut out)).await;
+    assert!(
+        read.is_ok(),
+        "the server let a stalled request hang: {:?}",
+        String::from_utf8_lossy(&out)
+    );
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The probes of issue 11 that need real HTTP: bodies over the limit whatever their content
+/// type, and requests that do not arrive in time (the server runs with a 2 s read timeout).
+async fn probe_limits_and_timeouts(base: &str, auth: &str) {
+    let http = reqwest::Client::new();
+    // Only multipart/form-data is an upload: any other multipart type keeps the 1 MiB limit.
+    let resp = http
+        .put(format!("{base}/v3/createParty"))
+        .header("authorization", auth)
+        .header("content-type", "multipart/mixed; boundary=x")
+        .body(vec![b'a'; 2 << 20])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 413);
+
+    // A body that stops short of its Content-Length: 408 / 1408, never started.
+    let started = std::time::Instant::now();
+    let head = format!(
+        "PUT /v3/createParty HTTP/1.1\r\nhost: x\r\nauthorization: {auth}\r\n\
+         content-type: application/x-www-form-urlencoded\r\ncontent-length: 1000000\r\n\r\nfirstName=A"
+    );
+    let answer = raw_exchange(base, head.as_bytes()).await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("\"1408\""), "{answer}");
+    assert!(started.elapsed() < Duration::from_secs(8));
+
+    // Headers that never end: the connection is closed.
+    let answer = raw_exchange(base, b"GET /v3/ping HTTP/1.1\r\nhost: x\r\nx-slow: ").await;
+    assert!(!answer.contains("200 OK"), "{answer}");
+}
+
+async fn scenario(mut env: Vec<(&str, String)>) {
+    env.push(("IPS_READ_TIMEOUT_SECS", "2".into()));
     let http = reqwest::Client::new();
     let server = start(&env).await;
     let auth = format!("Bearer local-test:{KEY}");
@@ -173,6 +223,8 @@ async fn scenario(env: Vec<(&str, String)>) {
         ),
         (404, json!("106"))
     );
+
+    probe_limits_and_timeouts(&server.base, &auth).await;
 
     // The data outlives the process.
     drop(server);

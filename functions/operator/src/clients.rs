@@ -115,7 +115,7 @@ async fn new_token(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, Op
     let client = existing(&ctx, req.param("clientId")).await?;
     let token = random_secret();
     let now = ctx.ports.clock.now().timestamp_millis();
-    let mut item = token_key(client.token_owner(), &token, now).item();
+    let mut item = token_key(client.token_owner(), now).item();
     item.insert("t".into(), Val::S(token.clone()));
     ctx.store().write(vec![Write::Put { item, cond: None }]).await?;
     Ok(OpReply::created(json!({"token": token})))

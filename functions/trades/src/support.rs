@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use shared::model::ids::{no_account, no_trade, numeric_id, AccountId};
+use shared::model::ids::{no_account, no_trade, numeric_id, AccountId, Units};
 use shared::model::trade::{ach_pending, Trade};
 use shared::model::{validate, Account};
 use shared::records::link::{primary_key, primary_party};
@@ -69,10 +69,7 @@ pub async fn account_trade(ctx: &Ctx, account: &AccountId, trade_id: &str) -> Re
 
 /// A whole number of units (`106` when it is not an integer); positivity is the caller's rule.
 pub fn units(p: &Params, name: &str) -> Result<i64, ApiError> {
-    p.req(&[name])?
-        .trim()
-        .parse::<i64>()
-        .map_err(|_| ApiError::invalid(name, "must be a whole number of units"))
+    Units::param(p, name).map(Units::get)
 }
 
 /// An optional date parameter (`MM-DD-YYYY` or `YYYY-MM-DD`, stored as sent; blank allowed).

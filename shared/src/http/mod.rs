@@ -44,6 +44,19 @@ pub fn body_limit(headers: &HeaderMap) -> usize {
     }
 }
 
+/// The answer to a request that was not fully received in time (part 1: such a request is
+/// never started): HTTP 408, `1408`.
+pub fn request_timeout() -> Response<Bytes> {
+    let request_id = crate::ids::unique();
+    let err = ApiError::Resource {
+        http: 408,
+        code: "1408",
+        desc: "Request timeout: the request was not received in time".into(),
+    };
+    let (status, body) = render_error(&err, Style::Resource, &request_id);
+    json_response(status, body, &request_id)
+}
+
 /// A request as the adapters hand it over.
 pub struct RawRequest {
     pub method: Method,

@@ -157,8 +157,11 @@ impl Units {
             .map_err(|_| ApiError::invalid(name, "must be a whole number of units"))
     }
 
-    /// The required parameter `name`.
+    /// The required parameter `name`; a JSON boolean is no count (`true` is not one unit).
     pub fn param(p: &Params, name: &str) -> Result<Units, ApiError> {
+        if let Some(serde_json::Value::Bool(_)) = p.value(name) {
+            return Err(ApiError::invalid(name, "must be a whole number of units"));
+        }
         Units::parse(name, &p.req(&[name])?)
     }
 

@@ -6,7 +6,18 @@ use crate::error::ApiError;
 
 /// A date parameter: `MM-DD-YYYY` (part 1), `YYYY-MM-DD` accepted too. Stored as sent.
 pub fn date(name: &str, v: &str) -> Result<String, ApiError> {
-    let ok = NaiveDate::parse_from_str(v, "%m-%d-%Y").is_ok() || NaiveDate::parse_from_str(v, "%Y-%m-%d").is_ok();
+    // chrono takes `1-2-1980` for `%m-%d-%Y`; the formats are fixed-width, so the shape is
+    // checked first.
+    let shape = |digits: [usize; 3]| {
+        let parts: Vec<&str> = v.split('-').collect();
+        parts.len() == 3
+            && parts
+                .iter()
+                .zip(digits)
+                .all(|(p, n)| p.len() == n && p.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let ok = (shape([2, 2, 4]) && NaiveDate::parse_from_str(v, "%m-%d-%Y").is_ok())
+        || (shape([4, 2, 2]) && NaiveDate::parse_from_str(v, "%Y-%m-%d").is_ok());
     if ok {
         Ok(v.to_owned())
     } else {

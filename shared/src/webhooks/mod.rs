@@ -132,9 +132,13 @@ fn tokens_partition(owner: &str) -> String {
     format!("{owner}#TOKENS")
 }
 
-/// The item of a token added at `now_millis` (tokens are sent in the order they were added).
-pub fn token_key(owner: &str, token: &str, now_millis: i64) -> Key {
-    Key::new(tokens_partition(owner), format!("T#{now_millis:015}#{token}"))
+/// The item of a token added at `now_millis`: tokens are sent in the order they were added
+/// (the process's counter orders those of one millisecond).
+pub fn token_key(owner: &str, now_millis: i64) -> Key {
+    Key::new(
+        tokens_partition(owner),
+        format!("T#{now_millis:015}#{}", crate::ids::unique()),
+    )
 }
 
 /// The tokens of `owner`, oldest first: one query of its partition.
