@@ -9,7 +9,7 @@
   retention, runs under its own role (no SAM policy templates, no wildcard or Scan action),
   and has an Errors and a Throttles alarm.
 - The HTTP routes of each group function are exactly the operations its crate registers
-  (`.op("name", ..)` is `ANY /v3/name`, `.resource(Method::GET, "/v3/path", ..)` is
+  (`.op("name", ..)` and `.upload("name", ..)` are `ANY /v3/name`, `.resource(Method::GET, "/v3/path", ..)` is
   `GET /v3/path`, `.unprefixed("name")` is also `ANY /name`), plus the kernel's routes
   (`$default`, ping, status, the legacy prefix, the legacy `/getAccount`) on one client
   function. A missing route is printed as the line to paste into the template.
@@ -61,7 +61,7 @@ KERNEL_ROUTES = {
     # The legacy host's getAccount (part 1, Versioning 3), resolved by the router.
     ("ANY", "/getAccount"),
 }
-OP_RE = re.compile(r'\.op\(\s*"([A-Za-z0-9_]+)"')
+OP_RE = re.compile(r'\.(?:op|upload)\(\s*"([A-Za-z0-9_]+)"')
 RESOURCE_RE = re.compile(r'\.resource\(\s*Method::([A-Z]+)\s*,\s*"([^"]+)"')
 # `.unprefixed("name")`: the operation is also served at `/name` (the spec's path has no /v3).
 UNPREFIXED_RE = re.compile(r'\.unprefixed\(\s*"([A-Za-z0-9_]+)"')

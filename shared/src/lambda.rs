@@ -11,7 +11,7 @@ use crate::app::OperatorAccess;
 use crate::clock::SystemClock;
 use crate::config::{Config, StoreKind};
 use crate::function::Function;
-use crate::http::{body_limit, RawRequest};
+use crate::http::RawRequest;
 use crate::ports::Ports;
 use crate::App;
 
@@ -66,7 +66,7 @@ fn source_ip(req: &Request) -> std::net::IpAddr {
 }
 
 /// The kernel's view of an API Gateway request.
-fn raw_request(req: Request) -> RawRequest {
+fn raw_request(app: &App, req: Request) -> RawRequest {
     let ip = source_ip(&req);
     let (parts, body) = req.into_parts();
     let bytes = match body {
@@ -75,7 +75,7 @@ fn raw_request(req: Request) -> RawRequest {
         Body::Binary(b) => Bytes::from(b),
         _ => Bytes::new(),
     };
-    let limit = body_limit(&parts.headers);
+    let limit = app.body_limit(parts.uri.path(), &parts.headers);
     RawRequest {
         method: parts.method,
         path: parts.uri.path().to_owned(),
@@ -136,7 +136,7 @@ pub async fn handle_operator(app: Arc<App>, req: Request) -> Result<Response<Bod
 /// before the function answers (a Lambda is frozen once it returns); the queue delays them
 /// so the POST follows the response.
 pub async fn handle(app: Arc<App>, req: Request) -> Result<Response<Body>, lambda_http::Error> {
-    let handled = app.handle(raw_request(req)).await;
+    let handled = app.handle(raw_request(&app, req)).await;
     app.dispatch(handled.events).await;
     let (head, bytes) = handled.response.into_parts();
     let text = String::from_utf8(bytes.to_vec()).unwrap_or_default();
@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn sample_events_reach_the_kernel_as_api_gateway_sent_them() {
-        let ping = raw_request(event(PING));
+        let ping = raw_request(&memory_app(OperatorAccess::Disabled), event(PING));
         assert_eq!((&ping.method, ping.path.as_str()), (&Method::GET, "/v3/ping"));
         assert_eq!(ping.ip.to_string(), "203.0.113.10");
         assert_eq!(
@@ -230,12 +230,12 @@ mod tests {
             Some("Bearer sandbox-client:sandbox-api-key")
         );
 
-        let party = raw_request(event(CREATE_PARTY));
+        let party = raw_request(&memory_app(OperatorAccess::Disabled), event(CREATE_PARTY));
         assert_eq!((&party.method, party.path.as_str()), (&Method::PUT, "/v3/createParty"));
         let body = party.body.expect("a body under the limit");
         assert!(body.starts_with(b"firstName=Ann&lastName=Lee&"), "{body:?}");
 
-        let list = raw_request(event(LIST_PARTIES));
+        let list = raw_request(&memory_app(OperatorAccess::Disabled), event(LIST_PARTIES));
         assert_eq!(list.path, "/v3/parties");
         assert_eq!(list.query.as_deref(), Some("limit=5&offset=0"));
     }

@@ -112,7 +112,7 @@ pub async fn get_letter(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// The accreditation document routes.
 pub fn routes() -> Routes {
     Routes::new()
-        .op("uploadVerificationDocument", op!(upload))
+        .upload("uploadVerificationDocument", op!(upload))
         .op("getAiDocument", op!(get_document))
         .op("getAiLetter", op!(get_letter))
 }

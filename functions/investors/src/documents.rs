@@ -337,15 +337,15 @@ pub async fn get_requested(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// The document routes.
 pub fn routes() -> Routes {
     Routes::new()
-        .op("uploadAccountDocument", op!(upload_account))
+        .upload("uploadAccountDocument", op!(upload_account))
         .op("getAccountDocument", op!(get_account))
         .op("deleteAccountDocument", op!(delete_account))
-        .op("uploadPartyDocument", op!(upload_party))
+        .upload("uploadPartyDocument", op!(upload_party))
         .op("getPartyDocument", op!(get_party))
         .op("deletePartyDocument", op!(delete_party))
-        .op("uploadEntityDocument", op!(upload_entity))
+        .upload("uploadEntityDocument", op!(upload_entity))
         .op("getEntityDocument", op!(get_entity))
         .op("deleteEntityDocument", op!(delete_entity))
-        .op("requestUploadPartyDocument", op!(request_upload))
+        .upload("requestUploadPartyDocument", op!(request_upload))
         .op("getuploadPartyDocument", op!(get_requested))
 }

@@ -16,7 +16,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use shared::app::OperatorAccess;
 use shared::clock::SystemClock;
 use shared::config::Config;
-use shared::http::{body_limit, RawRequest};
+use shared::http::RawRequest;
 use shared::webhooks::{Deliverer, Envelope};
 use shared::{App, Ports};
 
@@ -76,7 +76,7 @@ async fn serve(
     deadline: tokio::time::Instant,
 ) -> Result<hyper::Response<DispatchOnDrop>, Infallible> {
     let (parts, body) = req.into_parts();
-    let limit = body_limit(&parts.headers);
+    let limit = app.body_limit(parts.uri.path(), &parts.headers);
     // Part 1: a request not fully received in time is never started.
     let body = match tokio::time::timeout_at(deadline, Limited::new(body, limit).collect()).await {
         Ok(Ok(collected)) => Ok(collected.to_bytes()),

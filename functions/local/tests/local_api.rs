@@ -88,6 +88,22 @@ async fn probe_limits_and_timeouts(base: &str, auth: &str) {
         .await
         .unwrap();
     assert_eq!(resp.status(), 413);
+    // Nor does multipart/form-data, except to an operation that takes files.
+    let big_form = |op: &str| {
+        let mut body = b"--x\r\nContent-Disposition: form-data; name=\"notes\"\r\n\r\n".to_vec();
+        body.extend(vec![b'a'; 2 << 20]);
+        body.extend_from_slice(b"\r\n--x--\r\n");
+        // A connection of its own: the server closes one whose body it refused unread.
+        reqwest::Client::new()
+            .post(format!("{base}/v3/{op}"))
+            .header("authorization", auth)
+            .header("content-type", "multipart/form-data; boundary=x")
+            .body(body)
+            .send()
+    };
+    assert_eq!(big_form("createParty").await.unwrap().status(), 413);
+    let upload = big_form("uploadPartyDocument").await.unwrap();
+    assert_ne!(upload.status(), 413, "uploads take 50 MiB");
 
     // A body that stops short of its Content-Length: 408 / 1408, never started.
     let started = std::time::Instant::now();

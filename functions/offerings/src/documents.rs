@@ -476,7 +476,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// The offering-document routes.
 pub fn routes() -> Routes {
     Routes::new()
-        .op("addDocumentsforOffering", op!(add))
+        .upload("addDocumentsforOffering", op!(add))
         .op("getDocumentsforOffering", op!(get))
         .op("updateOfferingDocument", op!(update))
         .op("updateDocumentforOffering", op!(update))

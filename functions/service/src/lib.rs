@@ -58,6 +58,24 @@ mod tests {
     }
 
     #[test]
+    fn only_operations_that_take_files_get_the_upload_limit() {
+        let routes = all_routes();
+        for upload in [
+            "uploadAccountDocument",
+            "uploadPartyDocument",
+            "uploadEntityDocument",
+            "requestUploadPartyDocument",
+            "uploadVerificationDocument",
+            "addDocumentsforOffering",
+            "uploadTradeDocument",
+        ] {
+            assert!(routes.takes_files(&format!("/v3/{upload}")), "{upload}");
+        }
+        assert!(!routes.takes_files("/v3/createParty"));
+        assert!(!routes.takes_files("/v3/getPartyDocument"));
+    }
+
+    #[test]
     fn a_group_registered_twice_fails_the_service() {
         let twice = all_routes().merge(trades::routes()).checked();
         let conflict = twice.err().expect("a conflict");

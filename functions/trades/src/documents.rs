@@ -331,7 +331,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// The trade document routes.
 pub fn routes() -> Routes {
     Routes::new()
-        .op("uploadTradeDocument", op!(upload))
+        .upload("uploadTradeDocument", op!(upload))
         .op("getTradeDocument", op!(get))
         .op("deleteTradeDocument", op!(delete))
         .op("updateTradeDocArchivestatus", op!(update_archive_status))

@@ -31,16 +31,20 @@ pub const BODY_LIMIT: usize = 1 << 20;
 /// Largest multipart (upload) body.
 pub const MULTIPART_LIMIT: usize = 50 << 20;
 
-/// The body limit for a request with this content type.
-pub fn body_limit(headers: &HeaderMap) -> usize {
-    let multipart = headers
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
-    if multipart {
-        MULTIPART_LIMIT
-    } else {
-        BODY_LIMIT
+impl App {
+    /// The body limit of a request: [`MULTIPART_LIMIT`] for a `multipart/form-data` body sent
+    /// to an operation that takes files, [`BODY_LIMIT`] for everything else.
+    pub fn body_limit(&self, path: &str, headers: &HeaderMap) -> usize {
+        let multipart = headers
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
+        let path = path.strip_prefix(LEGACY_PREFIX).unwrap_or(path);
+        if multipart && self.routes.takes_files(path) {
+            MULTIPART_LIMIT
+        } else {
+            BODY_LIMIT
+        }
     }
 }
 

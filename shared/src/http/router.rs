@@ -61,6 +61,8 @@ pub struct Routes {
     resources: Vec<Resource>,
     /// Operations also served without the `/v3` prefix, where the spec writes their path so.
     unprefixed: Vec<&'static str>,
+    /// Operations that take files: the only ones allowed the multipart body limit.
+    uploads: Vec<&'static str>,
     operator: Vec<OperatorRoute>,
     effects: Effects,
     /// Everything registered twice, reported by [`Routes::checked`].
@@ -131,6 +133,21 @@ impl Routes {
         self
     }
 
+    /// Registers a method-style operation that takes files (`multipart/form-data`): the only
+    /// kind of request allowed a body over the ordinary limit.
+    pub fn upload(mut self, name: &'static str, handler: Handler) -> Self {
+        self.uploads.push(name);
+        self.op(name, handler)
+    }
+
+    /// Whether the operation at this path (method-style, any registered spelling) takes files.
+    pub fn takes_files(&self, path: &str) -> bool {
+        match self.find(&Method::POST, path) {
+            Some(Matched::Method { name, .. }) => self.uploads.contains(&name),
+            _ => false,
+        }
+    }
+
     /// Also serves the operation `name` (registered with [`Routes::op`]) at `/<name>`, without
     /// the `/v3` prefix, because the spec writes its path that way (`POST /updateKycAmlStatus`).
     /// Other paths without `/v3` stay unknown (part 1, Versioning 3).
@@ -189,6 +206,7 @@ impl Routes {
         for name in other.unprefixed {
             self = self.unprefixed(name);
         }
+        self.uploads.extend(other.uploads);
         for r in other.resources {
             if self
                 .resources
