@@ -133,24 +133,30 @@ pub fn insert_with<R: Record>(client: &str, r: &R, attrs: Vec<(String, Val)>) ->
 /// The writes that replace a stored record (`before` as read), keeping the counters right
 /// when it is deleted. The put is conditioned on the version read, so a concurrent change
 /// makes it fail (`ConditionFailed`) rather than be lost.
+/// The change of the client's live-record counter when a write deletes or restores a record.
+fn live_count_change<R: Record>(client: &str, before: &Stored<R>, after: &R) -> Option<Write> {
+    if before.rec.deleted() == after.deleted() {
+        return None;
+    }
+    let delta = if after.deleted() {
+        Decimal::NEGATIVE_ONE
+    } else {
+        Decimal::ONE
+    };
+    Some(Write::Update {
+        key: counter_key::<R>(client),
+        ops: vec![Update::Add("live".into(), delta)],
+        cond: None,
+    })
+}
+
 pub fn replace<R: Record>(client: &str, before: &Stored<R>, after: &R) -> Result<Vec<Write>, ApiError> {
     let cond = Cond::Cmp("v".into(), crate::store::CmpOp::Eq, Val::from(before.version));
     let mut writes = vec![Write::Put {
         item: to_item(client, after, before.version + 1)?,
         cond: Some(cond),
     }];
-    if before.rec.deleted() != after.deleted() {
-        let delta = if after.deleted() {
-            Decimal::NEGATIVE_ONE
-        } else {
-            Decimal::ONE
-        };
-        writes.push(Write::Update {
-            key: counter_key::<R>(client),
-            ops: vec![Update::Add("live".into(), delta)],
-            cond: None,
-        });
-    }
+    writes.extend(live_count_change(client, before, after));
     Ok(writes)
 }
 
@@ -183,18 +189,7 @@ pub fn update_in_place<R: Record>(
         ops: all_ops,
         cond: Some(cond),
     }];
-    if before.rec.deleted() != after.deleted() {
-        let delta = if after.deleted() {
-            Decimal::NEGATIVE_ONE
-        } else {
-            Decimal::ONE
-        };
-        writes.push(Write::Update {
-            key: counter_key::<R>(client),
-            ops: vec![Update::Add("live".into(), delta)],
-            cond: None,
-        });
-    }
+    writes.extend(live_count_change(client, before, after));
     Ok(writes)
 }
 
