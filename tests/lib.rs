@@ -16,7 +16,7 @@ use http_body_util::{BodyExt, Full};
 use serde_json::Value;
 use shared::app::OperatorAccess;
 use shared::auth::ClientCache;
-use shared::blobs::{Blobs, DirBlobs, S3Blobs};
+use shared::blobs::{Blobs, DirBlobs, S3Blobs, Served};
 use shared::clock::SystemClock;
 use shared::http::RawRequest;
 use shared::queue::embedded::EmbeddedQueue;
@@ -27,6 +27,7 @@ use shared::store::embedded::EmbeddedStore;
 use shared::store::Store;
 use shared::webhooks::Deliverer;
 use shared::{App, Environment, Function, Ports};
+use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 
 pub const OPERATOR_TOKEN: &str = "test-operator-token";
@@ -328,27 +329,23 @@ impl TestApp {
         .await
     }
 
-    /// Reads a document URL the service handed out: the local blob store's through the kernel,
-    /// S3's (moto) over HTTP. Answers the status and the bytes.
+    /// Reads a document URL the service handed out: the local blob store's as the local API
+    /// serves it, S3's (moto) over HTTP. Answers the status and the bytes.
     pub async fn fetch(&self, url: &str) -> (u16, Bytes) {
         if let Some(rest) = url.strip_prefix(BLOB_BASE) {
-            let (path, query) = match rest.split_once('?') {
-                Some((p, q)) => (p.to_owned(), Some(q.to_owned())),
-                None => (rest.to_owned(), None),
+            let (path, query) = rest.split_once('?').map_or((rest, None), |(p, q)| (p, Some(q)));
+            let blobs = self.app.blobs.as_ref().expect("a blob store");
+            return match blobs.serve(path, query).await.expect("a local document URL") {
+                Served::Found { mut file, .. } => {
+                    let mut bytes = Vec::new();
+                    file.read_to_end(&mut bytes).await.expect("the document reads");
+                    (200, bytes.into())
+                }
+                refused => {
+                    let (status, text) = refused.refusal().expect("a refusal");
+                    (status, Bytes::from_static(text.as_bytes()))
+                }
             };
-            let handled = self
-                .app
-                .handle(RawRequest {
-                    method: Method::GET,
-                    path,
-                    query,
-                    headers: HeaderMap::new(),
-                    body: Ok(Bytes::new()),
-                    ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
-                })
-                .await;
-            let (head, bytes) = handled.response.into_parts();
-            return (head.status.as_u16(), bytes);
         }
         let r = reqwest::get(url).await.expect("document URL answers");
         (r.status().as_u16(), r.bytes().await.expect("document body"))

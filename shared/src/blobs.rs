@@ -36,15 +36,28 @@ pub trait Blobs: Send + Sync {
 }
 
 /// The answer to a signed-URL request.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Served {
+    /// The object, opened for the server to stream (never read whole into memory).
     Found {
-        bytes: Bytes,
+        file: tokio::fs::File,
+        len: u64,
         content_type: &'static str,
     },
     /// Bad or expired signature: 403, as S3 answers.
     Forbidden,
     NotFound,
+}
+
+impl Served {
+    /// The status and text of a refusal; `None` for a found object.
+    pub fn refusal(&self) -> Option<(u16, &'static str)> {
+        match self {
+            Served::Found { .. } => None,
+            Served::Forbidden => Some((403, "Request has expired or its signature is invalid")),
+            Served::NotFound => Some((404, "Not found")),
+        }
+    }
 }
 
 /// The content type of a document by its file name's extension.
@@ -208,13 +221,16 @@ impl Blobs for DirBlobs {
         let Ok(file) = self.path(&key) else {
             return Some(Served::NotFound);
         };
-        let read = blocking(move || std::fs::read(file)).await;
-        Some(match read {
-            Ok(bytes) => Served::Found {
-                bytes: bytes.into(),
+        let Ok(file) = tokio::fs::File::open(file).await else {
+            return Some(Served::NotFound);
+        };
+        Some(match file.metadata().await {
+            Ok(meta) if meta.is_file() => Served::Found {
+                file,
+                len: meta.len(),
                 content_type: content_type(&key),
             },
-            Err(_) => Served::NotFound,
+            _ => Served::NotFound,
         })
     }
 }
@@ -314,6 +330,25 @@ mod tests {
         rest.split_once('?').unwrap()
     }
 
+    /// The bytes and content type served, or the status of the refusal.
+    async fn read(b: &DirBlobs, path: &str, query: Option<&str>) -> Result<(Vec<u8>, &'static str), u16> {
+        match b.serve(path, query).await.expect("a local URL") {
+            Served::Found {
+                mut file,
+                len,
+                content_type,
+            } => {
+                let mut bytes = Vec::new();
+                tokio::io::AsyncReadExt::read_to_end(&mut file, &mut bytes)
+                    .await
+                    .unwrap();
+                assert_eq!(bytes.len() as u64, len);
+                Ok((bytes, content_type))
+            }
+            refused => Err(refused.refusal().unwrap().0),
+        }
+    }
+
     #[tokio::test]
     async fn signed_urls_read_until_they_expire_and_not_when_tampered() {
         let (b, dir) = store();
@@ -327,26 +362,23 @@ mod tests {
         let url = b.url("c1/DOC/P1/100000/a b.pdf", URL_TTL).await.unwrap();
         let (path, query) = split(&url);
         assert_eq!(
-            b.serve(path, Some(query)).await,
-            Some(Served::Found {
-                bytes: Bytes::from_static(b"%PDF-1"),
-                content_type: "application/pdf"
-            })
+            read(&b, path, Some(query)).await,
+            Ok((b"%PDF-1".to_vec(), "application/pdf"))
         );
         let other = path.replace("P1", "P2");
-        assert_eq!(b.serve(&other, Some(query)).await, Some(Served::Forbidden));
+        assert_eq!(read(&b, &other, Some(query)).await, Err(403));
         let later = query.replacen("expires=", "expires=9", 1);
-        assert_eq!(b.serve(path, Some(&later)).await, Some(Served::Forbidden));
-        assert_eq!(b.serve(path, None).await, Some(Served::Forbidden));
+        assert_eq!(read(&b, path, Some(&later)).await, Err(403));
+        assert_eq!(read(&b, path, None).await, Err(403));
 
         let expired = b.signed_url("c1/DOC/P1/100000/a b.pdf", unix_now() - 5).unwrap();
         let (path, query) = split(&expired);
-        assert_eq!(b.serve(path, Some(query)).await, Some(Served::Forbidden));
+        assert_eq!(read(&b, path, Some(query)).await, Err(403));
 
         b.delete("c1/DOC/P1/100000/a b.pdf").await.unwrap();
         b.delete("c1/DOC/P1/100000/a b.pdf").await.unwrap();
         let (path, query) = split(&url);
-        assert_eq!(b.serve(path, Some(query)).await, Some(Served::NotFound));
+        assert_eq!(read(&b, path, Some(query)).await, Err(404));
         std::fs::remove_dir_all(dir).ok();
     }
 

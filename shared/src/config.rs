@@ -88,7 +88,7 @@ impl Config {
         match &self.store {
             StoreKind::Embedded(dir) => {
                 std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-                let store = EmbeddedStore::open(&dir.join("store.log")).map_err(|e| e.to_string())?;
+                let store = EmbeddedStore::open(&dir.join("store.redb")).map_err(|e| e.to_string())?;
                 let blobs = DirBlobs::open(dir.join("blobs"), base_url).map_err(|e| e.to_string())?;
                 Ok((Arc::new(store), Arc::new(EmbeddedQueue::default()), Arc::new(blobs)))
             }

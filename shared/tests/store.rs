@@ -84,6 +84,7 @@ contract!(
     pages_continue_exactly_where_the_previous_one_stopped,
     concurrent_conditional_decrements_never_oversell,
     concurrent_transactions_never_oversell,
+    concurrent_versioned_rewrites_never_lose_one,
     every_call_is_one_counted_request,
     both_adapters_refuse_what_dynamodb_refuses,
 );
@@ -914,6 +915,47 @@ async fn concurrent_transactions_never_oversell(store: Shared) {
     assert_eq!(attr(&store, "c1#offer", "a", "rem").await, Some(num("0")));
     let trades = sks(&store, query(Index::Table, "c1#trades", SkRange::All, true)).await;
     assert_eq!(trades.len(), 10);
+}
+
+/// Optimistic read-modify-write: each writer appends its name to a list guarded by a
+/// version; a writer that loses the race reads again. Every name must survive.
+async fn concurrent_versioned_rewrites_never_lose_one(store: Shared) {
+    let key = Key::new("c1#tokens", "list");
+    let tasks = (0..20).map(|i| {
+        let (store, key) = (store.clone(), key.clone());
+        tokio::spawn(async move {
+            for _ in 0..200 {
+                let cur = store.get(&key).await.unwrap();
+                let version = cur.as_ref().and_then(|c| c.get("v")).and_then(Val::as_num);
+                let names = cur
+                    .as_ref()
+                    .and_then(|c| c.get("names"))
+                    .and_then(Val::as_str)
+                    .unwrap_or("");
+                let mut next = key.item();
+                next.insert("names".into(), Val::S(format!("{names}w{i:02};")));
+                next.insert("v".into(), Val::N(version.unwrap_or_default() + Decimal::ONE));
+                let cond = match version {
+                    None => Cond::NotExists,
+                    Some(v) => Cond::Cmp("v".into(), CmpOp::Eq, Val::N(v)),
+                };
+                match store.write(vec![put_if(next, cond)]).await {
+                    Ok(()) => return,
+                    Err(StoreError::ConditionFailed { .. } | StoreError::Conflict) => tokio::task::yield_now().await,
+                    Err(e) => panic!("{e}"),
+                }
+            }
+            panic!("writer {i} never got its turn");
+        })
+    });
+    for t in join_all(tasks).await {
+        t.unwrap();
+    }
+    let names = attr(&store, "c1#tokens", "list", "names").await.unwrap();
+    let mut got: Vec<&str> = names.as_str().unwrap().split_terminator(';').collect();
+    got.sort_unstable();
+    assert_eq!(got, (0..20).map(|i| format!("w{i:02}")).collect::<Vec<_>>());
+    assert_eq!(attr(&store, "c1#tokens", "list", "v").await, Some(num("20")));
 }
 
 async fn every_call_is_one_counted_request(store: Shared) {

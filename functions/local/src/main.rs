@@ -7,18 +7,24 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Incoming;
+use bytes::{Bytes, BytesMut};
+use futures_util::stream::BoxStream;
+use futures_util::StreamExt;
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use http::Method;
+use http_body_util::{BodyExt, Either, Full, Limited, StreamBody};
+use hyper::body::{Frame, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use shared::app::OperatorAccess;
+use shared::blobs::{Served, LOCAL_PREFIX};
 use shared::clock::SystemClock;
 use shared::config::Config;
 use shared::http::RawRequest;
 use shared::webhooks::{Deliverer, Envelope};
 use shared::{App, Ports};
+use tokio::io::AsyncReadExt;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -69,12 +75,61 @@ impl Drop for DispatchOnDrop {
     }
 }
 
+/// A document's bytes, read from its file a chunk at a time as hyper sends them.
+type FileBody = StreamBody<BoxStream<'static, std::io::Result<Frame<Bytes>>>>;
+
+fn file_body(file: tokio::fs::File) -> FileBody {
+    let chunks = futures_util::stream::try_unfold(file, |mut file| async move {
+        let mut buf = BytesMut::with_capacity(64 << 10);
+        let n = file.read_buf(&mut buf).await?;
+        Ok((n > 0).then(|| (Frame::data(buf.freeze()), file)))
+    });
+    StreamBody::new(chunks.boxed())
+}
+
+/// A signed URL of the local document store (its signature is the credential).
+async fn serve_blob(app: &App, path: &str, query: Option<&str>) -> Option<hyper::Response<Body>> {
+    let served = app.blobs.as_ref()?.serve(path, query).await?;
+    let response = hyper::Response::builder();
+    Some(
+        match served {
+            Served::Found {
+                file,
+                len,
+                content_type,
+            } => response
+                .header(CONTENT_TYPE, content_type)
+                .header(CONTENT_LENGTH, len)
+                .body(Either::Right(file_body(file))),
+            refused => {
+                let (status, text) = refused.refusal()?;
+                response
+                    .status(status)
+                    .header(CONTENT_TYPE, "text/plain")
+                    .body(Either::Left(DispatchOnDrop {
+                        body: Full::new(Bytes::from_static(text.as_bytes())),
+                        after: None,
+                    }))
+            }
+        }
+        .expect("a valid response head"),
+    )
+}
+
+/// An API response, or a document streamed from its file.
+type Body = Either<DispatchOnDrop, FileBody>;
+
 async fn serve(
     app: Arc<App>,
     req: hyper::Request<Incoming>,
     peer: SocketAddr,
     deadline: tokio::time::Instant,
-) -> Result<hyper::Response<DispatchOnDrop>, Infallible> {
+) -> Result<hyper::Response<Body>, Infallible> {
+    if req.method() == Method::GET && req.uri().path().starts_with(LOCAL_PREFIX) {
+        if let Some(response) = serve_blob(&app, req.uri().path(), req.uri().query()).await {
+            return Ok(response);
+        }
+    }
     let (parts, body) = req.into_parts();
     let limit = app.body_limit(parts.uri.path(), &parts.headers);
     // Part 1: a request not fully received in time is never started.
@@ -87,7 +142,7 @@ async fn serve(
                 body: Full::new(bytes),
                 after: None,
             };
-            return Ok(hyper::Response::from_parts(head, body));
+            return Ok(hyper::Response::from_parts(head, Either::Left(body)));
         }
     };
     let raw = RawRequest {
@@ -104,7 +159,7 @@ async fn serve(
         body: Full::new(bytes),
         after: Some((app, handled.events)),
     };
-    Ok(hyper::Response::from_parts(head, body))
+    Ok(hyper::Response::from_parts(head, Either::Left(body)))
 }
 
 /// Waits before the next accept after a failure (out of file descriptors, say): growing

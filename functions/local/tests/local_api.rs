@@ -1,60 +1,13 @@
 //! The README's run command, end to end over real HTTP: the local API serves, persists, and
 //! delivers webhooks after its responses, on the embedded store and on DynamoDB + SQS.
 
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use api_tests::Listener;
 use serde_json::{json, Value};
 
-const KEY: &str = "local-test-key";
-const OPERATOR: &str = "local-test-operator";
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-async fn start(env: &[(&str, String)]) -> Server {
-    let port = free_port();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_local-api"));
-    cmd.env("IPS_BIND", format!("127.0.0.1:{port}"))
-        .env("IPS_DEV_CLIENT_ID", "local-test")
-        .env("IPS_DEV_API_KEY", KEY)
-        .env("IPS_OPERATOR_TOKEN", OPERATOR)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let server = Server {
-        child: cmd.spawn().expect("local-api starts"),
-        base: format!("http://127.0.0.1:{port}"),
-    };
-    let http = reqwest::Client::new();
-    for _ in 0..300 {
-        if http.get(format!("{}/v3/ping", server.base)).send().await.is_ok() {
-            return server;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("local-api did not answer within 30 s");
-}
+mod common;
+use common::{start, KEY, OPERATOR};
 
 /// Sends raw bytes on a new connection and reads until the server answers and closes, or
 /// 10 s pass: the text received.

@@ -17,7 +17,6 @@ use tracing::Instrument;
 use crate::app::{App, OperatorAccess};
 use crate::auth::hash_key;
 use crate::auth::{header_credentials, ClientRecord, Credentials, PiiLevel};
-use crate::blobs::Served;
 use crate::ctx::{Committed, Ctx};
 use crate::error::{ApiError, Style};
 use crate::webhooks::Envelope;
@@ -109,14 +108,6 @@ impl App {
         async {
             if path.starts_with("/operator/") || path == "/operator" {
                 return self.handle_operator(&req, &path, &request_id).await;
-            }
-            if req.method == Method::GET && path.starts_with(crate::blobs::LOCAL_PREFIX) {
-                if let Some(response) = self.serve_blob(&path, req.query.as_deref(), &request_id).await {
-                    return Handled {
-                        response,
-                        events: Vec::new(),
-                    };
-                }
             }
             let committed = Arc::new(Mutex::new(Vec::new()));
             let (style, result) = self.run(req, &path, &request_id, committed.clone()).await;
@@ -340,24 +331,6 @@ impl App {
             }
         };
         self.clients.authenticate(self.store.as_ref(), &creds).await
-    }
-
-    /// A signed document URL of the local directory store (its signature is the credential).
-    async fn serve_blob(&self, path: &str, query: Option<&str>, request_id: &str) -> Option<Response<Bytes>> {
-        let served = self.blobs.as_ref()?.serve(path, query).await?;
-        let (status, body, content_type) = match served {
-            Served::Found { bytes, content_type } => (200, bytes, content_type),
-            Served::Forbidden => (
-                403,
-                Bytes::from_static(b"Request has expired or its signature is invalid"),
-                "text/plain",
-            ),
-            Served::NotFound => (404, Bytes::from_static(b"Not found"), "text/plain"),
-        };
-        let mut r = json_response(status, body, request_id);
-        r.headers_mut()
-            .insert(http::header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-        Some(r)
     }
 
     fn health(&self, path: &str) -> Reply {

@@ -160,14 +160,19 @@ mod tests {
             .split_once('?')
             .unwrap();
         let served = ctx.blobs().unwrap().serve(path, Some(query)).await;
-        let expected = letter_pdf(&a, "100008", &second.created_date);
-        assert_eq!(
-            served,
-            Some(crate::blobs::Served::Found {
-                bytes: Bytes::from(expected),
-                content_type: "application/pdf"
-            })
-        );
+        let Some(crate::blobs::Served::Found {
+            mut file,
+            content_type: "application/pdf",
+            ..
+        }) = served
+        else {
+            panic!("the letter is not served as a PDF: {served:?}");
+        };
+        let mut bytes = Vec::new();
+        tokio::io::AsyncReadExt::read_to_end(&mut file, &mut bytes)
+            .await
+            .unwrap();
+        assert_eq!(bytes, letter_pdf(&a, "100008", &second.created_date));
         // Letters are not verification documents.
         assert!(ai_documents_view(&ctx, &a.id).await.unwrap().is_empty());
         assert!(set_documents_status(&ctx, &a.id, "Approved").await.unwrap().is_empty());

@@ -1,86 +1,51 @@
-//! The embedded adapter: every item in memory, made durable by an append-only log on disk
-//! (the local API; tests run it in memory only).
+//! The embedded adapter: the local API's store, on redb (an ACID copy-on-write B-tree file
+//! whose pages carry checksums); tests run it in memory.
 //!
-//! The log ([`super::wal`]) is the durable copy: a write is acknowledged only once its
-//! changes are appended and synced. The memory mirror serves every read and holds the two
-//! list indexes, rebuilt when the store opens, so a write costs one append and one sync per
-//! group commit and a read costs no I/O at all.
+//! Three tables: `items` (encoded table key to the item) and the two sparse indexes `gsi1`
+//! and `gsi2` (encoded index entry, no value). Keys are encoded as bytes with a `\0`
+//! separator (`pk \0 sk`; index entries `gsipk \0 gsisk \0 pk \0 sk`), so a partition is one
+//! contiguous byte range and a sort-key condition is a sub-range.
 //!
-//! Keys are encoded as bytes with a `\0` separator (`pk \0 sk`; index entries
-//! `gsipk \0 gsisk \0 pk \0 sk`), so a partition is one contiguous byte range and a sort-key
-//! condition is a sub-range.
+//! Reads run on the caller's thread, each in a read transaction (a consistent snapshot that
+//! never waits for a writer). Writes go through one committer thread (group commit): every
+//! waiting job is applied in one write transaction, committed in two phases (so a damaged
+//! last commit is an error, never a silent roll-back to the one before), and each job is
+//! answered after the commit is durable. Each job stays all-or-nothing: its conditions are
+//! checked against what the earlier jobs of the batch left, as DynamoDB serializes
+//! transactions, and its changes are applied only once all of them hold.
 //!
-//! Writes go through one committer thread (group commit): it applies every waiting job in
-//! one log append and answers each after the sync, so concurrent writers share a
-//! commit. Each job stays all-or-nothing: its conditions are checked against the state the
-//! earlier jobs of the batch left, as DynamoDB serializes transactions.
+//! Opening runs redb's integrity check, which verifies every page's checksum: a flipped byte
+//! in live data refuses the start (every start, as nothing is repaired away) instead of
+//! losing records. A failed commit (an fsync error,
+//! say) stops all later writes until a restart, because what reached the disk is unknown.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, RwLock};
-use std::time::Duration;
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
+use redb::{Database, ReadableDatabase, ReadableTable, Table, TableDefinition};
 use tokio::sync::oneshot;
-
-use super::wal::Wal;
 
 use super::{
     apply_updates, eval_cond, Cond, Index, Item, Key, Page, Query, SkRange, Store, StoreError, Update, Val, Write,
     MAX_TRANSACTION_WRITES,
 };
 
-/// The in-memory mirror: items by encoded table key, and the two sparse indexes.
-#[derive(Default)]
-struct Mirror {
-    items: BTreeMap<Vec<u8>, Item>,
-    gsi1: BTreeSet<Vec<u8>>,
-    gsi2: BTreeSet<Vec<u8>>,
-}
+const ITEMS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("items");
+const GSI1: TableDefinition<&[u8], ()> = TableDefinition::new("gsi1");
+const GSI2: TableDefinition<&[u8], ()> = TableDefinition::new("gsi2");
 
-impl Mirror {
-    fn index(&self, index: Index) -> Option<&BTreeSet<Vec<u8>>> {
-        match index {
-            Index::Table => None,
-            Index::Gsi1 => Some(&self.gsi1),
-            Index::Gsi2 => Some(&self.gsi2),
-        }
-    }
-
-    /// Replaces the item under `key` (its old index entries go, the new ones come).
-    fn set(&mut self, key: Vec<u8>, new: Option<Item>) -> Result<(), StoreError> {
-        let mut added = [None, None];
-        if let Some(n) = &new {
-            for (slot, index) in added.iter_mut().zip([Index::Gsi1, Index::Gsi2]) {
-                *slot = index_key(index, n)?;
-            }
-        }
-        let old = match new {
-            Some(item) => self.items.insert(key, item),
-            None => self.items.remove(&key),
-        };
-        for (add, index) in added.into_iter().zip([Index::Gsi1, Index::Gsi2]) {
-            let set = if index == Index::Gsi1 {
-                &mut self.gsi1
-            } else {
-                &mut self.gsi2
-            };
-            if let Some(k) = old.as_ref().map(|o| index_key(index, o)).transpose()?.flatten() {
-                set.remove(&k);
-            }
-            if let Some(k) = add {
-                set.insert(k);
-            }
-        }
-        Ok(())
-    }
-}
+/// redb's page cache: what the store keeps in memory, whatever the size of the data.
+const CACHE_BYTES: usize = 64 << 20;
 
 pub struct EmbeddedStore {
-    mirror: Arc<RwLock<Mirror>>,
-    jobs: mpsc::Sender<Job>,
+    db: Arc<Database>,
+    jobs: Option<mpsc::Sender<Job>>,
+    committer: Option<JoinHandle<()>>,
     requests: AtomicU64,
 }
 
@@ -95,43 +60,68 @@ struct Job {
 type JobResult = Result<Option<Item>, StoreError>;
 
 fn backend(e: impl std::fmt::Display) -> StoreError {
-    StoreError::Backend(e.to_string())
+    StoreError::Backend(format!("embedded store: {e}"))
 }
 
 impl EmbeddedStore {
-    /// Opens (or creates) the store whose log is `path` (its snapshot sits beside it).
+    /// Opens (or creates) the store in the file `path`, after checking every page of it.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        let mut mirror = Mirror::default();
-        let mut failed = None;
-        let wal = Wal::open(path, |changes| {
-            for (k, v) in changes {
-                if let Err(e) = mirror.set(k, v) {
-                    failed.get_or_insert(e);
-                }
+        let started = Instant::now();
+        let mut db = redb::Builder::new()
+            .set_cache_size(CACHE_BYTES)
+            .create(path)
+            .map_err(|e| backend(format!("{}: {e}", path.display())))?;
+        match db.check_integrity() {
+            Ok(true) => {}
+            // Two-phase commits leave only the free-page bookkeeping to rebuild: no data moves.
+            Ok(false) => tracing::warn!(path = %path.display(), "embedded store: free-page map rebuilt"),
+            Err(e) => {
+                return Err(backend(format!(
+                    "{} failed its integrity check ({e}); restore it from a copy",
+                    path.display()
+                )))
             }
-        })?;
-        if let Some(e) = failed {
-            return Err(e);
         }
-        Self::init(Some(wal), mirror)
+        tracing::info!(
+            path = %path.display(),
+            check_ms = started.elapsed().as_millis() as u64,
+            "embedded store opened and checked"
+        );
+        Self::init(db)
     }
 
     /// A fresh store that lives in memory only.
     pub fn in_memory() -> Self {
-        Self::init(None, Mirror::default()).expect("an in-memory store always starts")
+        Self::on_backend(redb::backends::InMemoryBackend::new()).expect("an in-memory store always starts")
     }
 
-    fn init(wal: Option<Wal>, mirror: Mirror) -> Result<Self, StoreError> {
-        let mirror = Arc::new(RwLock::new(mirror));
+    fn on_backend(storage: impl redb::StorageBackend) -> Result<Self, StoreError> {
+        let db = redb::Builder::new()
+            .set_cache_size(1 << 20)
+            .create_with_backend(storage)
+            .map_err(backend)?;
+        Self::init(db)
+    }
+
+    fn init(db: Database) -> Result<Self, StoreError> {
+        let txn = db.begin_write().map_err(backend)?;
+        {
+            txn.open_table(ITEMS).map_err(backend)?;
+            txn.open_table(GSI1).map_err(backend)?;
+            txn.open_table(GSI2).map_err(backend)?;
+        }
+        txn.commit().map_err(backend)?;
+        let db = Arc::new(db);
         let (jobs, rx) = mpsc::channel();
-        let committer_mirror = mirror.clone();
-        std::thread::Builder::new()
+        let committer_db = db.clone();
+        let committer = std::thread::Builder::new()
             .name("embedded-store-commit".into())
-            .spawn(move || committer(wal, committer_mirror, rx))
+            .spawn(move || committer(&committer_db, rx))
             .map_err(backend)?;
         Ok(EmbeddedStore {
-            mirror,
-            jobs,
+            db,
+            jobs: Some(jobs),
+            committer: Some(committer),
             requests: AtomicU64::new(0),
         })
     }
@@ -140,28 +130,39 @@ impl EmbeddedStore {
         self.requests.fetch_add(1, Ordering::Relaxed);
     }
 
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, Mirror> {
-        self.mirror.read().unwrap_or_else(|e| e.into_inner())
-    }
-
     async fn submit(&self, writes: Vec<Write>, returning: bool) -> JobResult {
         let (done, answer) = oneshot::channel();
-        let stopped = || StoreError::Backend("the committer has stopped".into());
+        let stopped = || backend("the committer has stopped");
+        let job = Job {
+            writes,
+            returning,
+            done,
+        };
         self.jobs
-            .send(Job {
-                writes,
-                returning,
-                done,
-            })
+            .as_ref()
+            .ok_or_else(stopped)?
+            .send(job)
             .map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
+    }
+}
+
+impl Drop for EmbeddedStore {
+    /// Waits for the committer to finish, so the file is closed when the store is gone and a
+    /// new store may open it at once.
+    fn drop(&mut self) {
+        self.jobs.take();
+        if let Some(thread) = self.committer.take() {
+            let _ = thread.join();
+        }
     }
 }
 
 /// How long a small batch waits for more writers.
 const COMMIT_DELAY: Duration = Duration::from_micros(200);
 
-fn committer(mut wal: Option<Wal>, mirror: Arc<RwLock<Mirror>>, jobs: mpsc::Receiver<Job>) {
+fn committer(db: &Database, jobs: mpsc::Receiver<Job>) {
+    let mut stopped: Option<StoreError> = None;
     while let Ok(first) = jobs.recv() {
         let mut batch = vec![first];
         drain(&jobs, &mut batch);
@@ -171,14 +172,23 @@ fn committer(mut wal: Option<Wal>, mirror: Arc<RwLock<Mirror>>, jobs: mpsc::Rece
             std::thread::sleep(COMMIT_DELAY);
             drain(&jobs, &mut batch);
         }
-        let results = commit_batch(wal.as_mut(), &mirror, &batch);
-        for (job, result) in batch.into_iter().zip(results) {
-            let _ = job.done.send(result);
-        }
-        if let Some(w) = wal.as_mut().filter(|w| w.wants_compaction()) {
-            let current = mirror.read().unwrap_or_else(|e| e.into_inner());
-            if let Err(e) = w.compact(current.items.iter()) {
-                tracing::error!(error = %e, "embedded store: compaction failed; the log keeps growing");
+        let results = match &stopped {
+            Some(e) => Err(e.clone()),
+            None => commit_batch(db, &batch).inspect_err(|e| {
+                tracing::error!(error = %e, "embedded store: a commit failed; writes stop until a restart");
+                stopped = Some(backend(format!("writes stopped after a failed commit ({e}); restart")));
+            }),
+        };
+        match results {
+            Ok(results) => {
+                for (job, result) in batch.into_iter().zip(results) {
+                    let _ = job.done.send(result);
+                }
+            }
+            Err(e) => {
+                for job in batch {
+                    let _ = job.done.send(Err(e.clone()));
+                }
             }
         }
     }
@@ -193,55 +203,94 @@ fn drain(jobs: &mpsc::Receiver<Job>, batch: &mut Vec<Job>) {
     }
 }
 
-/// Applies a batch: each job checked against the mirror plus the batch's earlier changes,
-/// the accepted ones appended to the log in one synced write, and the mirror updated only
-/// once that write is durable.
-fn commit_batch(wal: Option<&mut Wal>, mirror: &RwLock<Mirror>, batch: &[Job]) -> Vec<JobResult> {
-    let mut changes: HashMap<Vec<u8>, Option<Item>> = HashMap::new();
-    let mut order: Vec<Vec<u8>> = Vec::new();
-    let results: Vec<JobResult> = {
-        let current = mirror.read().unwrap_or_else(|e| e.into_inner());
-        batch
-            .iter()
-            .map(|job| {
-                let (planned, last) = plan_job(&job.writes, |k| match changes.get(k) {
-                    Some(staged) => staged.clone(),
-                    None => current.items.get(k).cloned(),
-                })?;
-                for (key, new) in planned {
-                    if !changes.contains_key(&key) {
-                        order.push(key.clone());
+/// Applies a batch in one write transaction: each job checked against what the batch's
+/// earlier jobs left and applied only when all its checks hold. `Err` when the transaction
+/// itself fails (nothing of the batch is then committed).
+fn commit_batch(db: &Database, batch: &[Job]) -> Result<Vec<JobResult>, StoreError> {
+    let mut txn = db.begin_write().map_err(backend)?;
+    txn.set_two_phase_commit(true);
+    let mut changed = false;
+    let results = {
+        let mut items = txn.open_table(ITEMS).map_err(backend)?;
+        let mut gsi = [
+            txn.open_table(GSI1).map_err(backend)?,
+            txn.open_table(GSI2).map_err(backend)?,
+        ];
+        let mut results = Vec::with_capacity(batch.len());
+        for job in batch {
+            match plan_job(&job.writes, |k| read_item(&items, k)) {
+                Ok((planned, last)) => {
+                    for change in planned {
+                        apply_change(&mut items, &mut gsi, change)?;
+                        changed = true;
                     }
-                    changes.insert(key, new);
+                    results.push(Ok(if job.returning { last } else { None }));
                 }
-                Ok(if job.returning { last } else { None })
-            })
-            .collect()
+                Err(e) => results.push(Err(e)),
+            }
+        }
+        results
     };
-    if changes.is_empty() {
-        return results;
+    if changed {
+        txn.commit().map_err(backend)?;
+    } else {
+        txn.abort().map_err(backend)?;
     }
-    if let Some(wal) = wal {
-        let changed: Vec<(&[u8], Option<&Item>)> = order.iter().map(|k| (k.as_slice(), changes[k].as_ref())).collect();
-        if let Err(e) = wal.append(&changed) {
-            return batch.iter().map(|_| Err(e.clone())).collect();
-        }
-    }
-    let mut current = mirror.write().unwrap_or_else(|e| e.into_inner());
-    for key in order {
-        let new = changes.remove(&key).flatten();
-        if let Err(e) = current.set(key, new) {
-            tracing::error!(error = %e, "embedded store mirror out of step");
-        }
-    }
-    results
+    Ok(results)
 }
 
-/// Checks one job and computes its changes (encoded key, new item or `None` for a delete),
-/// all of them or an error when a check fails, and the item its last write leaves.
-type Plan = (Vec<(Vec<u8>, Option<Item>)>, Option<Item>);
+/// One planned change: the encoded key, the item before and the item after (`None`: absent).
+struct Change {
+    key: Vec<u8>,
+    old: Option<Item>,
+    new: Option<Item>,
+}
 
-fn plan_job(writes: &[Write], read: impl Fn(&[u8]) -> Option<Item>) -> Result<Plan, StoreError> {
+/// Writes one change and moves its index entries.
+fn apply_change(
+    items: &mut Table<&[u8], &[u8]>,
+    gsi: &mut [Table<&[u8], ()>; 2],
+    change: Change,
+) -> Result<(), StoreError> {
+    for (table, index) in gsi.iter_mut().zip([Index::Gsi1, Index::Gsi2]) {
+        let before = change.old.as_ref().map(|o| index_key(index, o)).transpose()?.flatten();
+        let after = change.new.as_ref().map(|n| index_key(index, n)).transpose()?.flatten();
+        if before != after {
+            if let Some(k) = before {
+                table.remove(k.as_slice()).map_err(backend)?;
+            }
+            if let Some(k) = after {
+                table.insert(k.as_slice(), ()).map_err(backend)?;
+            }
+        }
+    }
+    match &change.new {
+        Some(item) => {
+            let bytes = postcard::to_allocvec(item).map_err(backend)?;
+            items.insert(change.key.as_slice(), bytes.as_slice()).map_err(backend)?;
+        }
+        None => {
+            items.remove(change.key.as_slice()).map_err(backend)?;
+        }
+    }
+    Ok(())
+}
+
+fn read_item(items: &impl ReadableTable<&'static [u8], &'static [u8]>, key: &[u8]) -> Result<Option<Item>, StoreError> {
+    match items.get(key).map_err(backend)? {
+        None => Ok(None),
+        Some(bytes) => postcard::from_bytes(bytes.value())
+            .map(Some)
+            .map_err(|e| backend(format!("an unreadable item ({e})"))),
+    }
+}
+
+/// Checks one job and computes its changes, all of them or an error when a check fails, and
+/// the item its last write leaves.
+fn plan_job(
+    writes: &[Write],
+    read: impl Fn(&[u8]) -> Result<Option<Item>, StoreError>,
+) -> Result<(Vec<Change>, Option<Item>), StoreError> {
     if writes.is_empty() || writes.len() > MAX_TRANSACTION_WRITES {
         return Err(StoreError::Backend(format!(
             "{} writes in one transaction",
@@ -264,13 +313,13 @@ fn plan_job(writes: &[Write], read: impl Fn(&[u8]) -> Option<Item>) -> Result<Pl
                 index_key(index, item)?;
             }
         }
-        let old = read(&k);
+        let old = read(&k)?;
         let new = apply(w, old.as_ref())?.map_err(|()| StoreError::ConditionFailed {
             index: (writes.len() > 1).then_some(i),
         })?;
         last.clone_from(&new);
         if !matches!(w, Write::Check { .. }) && old != new {
-            planned.push((k, new));
+            planned.push(Change { key: k, old, new });
         }
     }
     Ok((planned, last))
@@ -335,13 +384,23 @@ fn index_key(index: Index, item: &Item) -> Result<Option<Vec<u8>>, StoreError> {
 }
 
 /// The table key an index entry points at (its last two parts).
-fn table_key_of_entry(entry: &[u8]) -> Option<Vec<u8>> {
+fn table_key_of_entry(entry: &[u8]) -> Option<&[u8]> {
     let mut seps = entry.iter().enumerate().filter(|(_, b)| **b == 0).map(|(i, _)| i);
     let second = seps.nth(1)?;
-    Some(entry[second + 1..].to_vec())
+    Some(&entry[second + 1..])
 }
 
 impl EmbeddedStore {
+    fn read_txn(&self) -> Result<redb::ReadTransaction, StoreError> {
+        self.db.begin_read().map_err(backend)
+    }
+
+    fn get_sync(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+        let k = table_key(key)?;
+        let items = self.read_txn()?.open_table(ITEMS).map_err(backend)?;
+        read_item(&items, &k)
+    }
+
     fn query_sync(&self, q: &Query) -> Result<Page, StoreError> {
         let pk = check_part(&q.pk)?;
         let mut lo = encode(&[pk, ""]);
@@ -375,34 +434,32 @@ impl EmbeddedStore {
             return Ok(page);
         }
         let limit = q.limit.max(1) as usize;
-        let mirror = self.read();
-        let range = (Bound::Included(lo), Bound::Excluded(hi));
-        let keys: Box<dyn Iterator<Item = Vec<u8>>> = match mirror.index(q.index) {
-            None => {
-                let it = mirror.items.range::<Vec<u8>, _>(range).map(|(k, _)| k);
-                if q.forward {
-                    Box::new(it.cloned())
-                } else {
-                    Box::new(it.rev().cloned())
-                }
-            }
-            Some(set) => {
-                let it = set.range::<Vec<u8>, _>(range).filter_map(|e| table_key_of_entry(e));
-                if q.forward {
-                    Box::new(it)
-                } else {
-                    Box::new(it.rev())
-                }
-            }
+        let txn = self.read_txn()?;
+        let items = txn.open_table(ITEMS).map_err(backend)?;
+        let range = (Bound::Included(lo.as_slice()), Bound::Excluded(hi.as_slice()));
+        let mut take = |item: Item| {
+            page.items.push(item);
+            page.items.len() == limit
         };
-        for k in keys {
-            let item = mirror
-                .items
-                .get(&k)
-                .ok_or_else(|| StoreError::Backend("dangling index entry".into()))?;
-            page.items.push(item.clone());
-            if page.items.len() == limit {
-                break;
+        match q.index {
+            Index::Table => {
+                let range = items.range::<&[u8]>(range).map_err(backend)?;
+                walk(range, q.forward, |entry| {
+                    let (_, bytes) = entry.map_err(backend)?;
+                    Ok(take(postcard::from_bytes(bytes.value()).map_err(backend)?))
+                })?;
+            }
+            Index::Gsi1 | Index::Gsi2 => {
+                let def = if q.index == Index::Gsi1 { GSI1 } else { GSI2 };
+                let index = txn.open_table(def).map_err(backend)?;
+                let range = index.range::<&[u8]>(range).map_err(backend)?;
+                walk(range, q.forward, |entry| {
+                    let (entry, _) = entry.map_err(backend)?;
+                    let key = table_key_of_entry(entry.value()).ok_or_else(|| backend("a malformed index entry"))?;
+                    Ok(take(
+                        read_item(&items, key)?.ok_or_else(|| backend("a dangling index entry"))?,
+                    ))
+                })?;
             }
         }
         if page.items.len() == limit {
@@ -410,6 +467,20 @@ impl EmbeddedStore {
         }
         Ok(page)
     }
+}
+
+/// Visits a range in either direction until `visit` answers true (the page is full).
+fn walk<I: DoubleEndedIterator>(
+    mut range: I,
+    forward: bool,
+    mut visit: impl FnMut(I::Item) -> Result<bool, StoreError>,
+) -> Result<(), StoreError> {
+    while let Some(entry) = if forward { range.next() } else { range.next_back() } {
+        if visit(entry)? {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// The key attributes of `item` that continue a query on `index` after it.
@@ -427,8 +498,7 @@ pub(crate) fn last_key(index: Index, item: &Item) -> Item {
 impl Store for EmbeddedStore {
     async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
         self.count();
-        let k = table_key(key)?;
-        Ok(self.read().items.get(&k).cloned())
+        self.get_sync(key)
     }
 
     async fn write(&self, writes: Vec<Write>) -> Result<(), StoreError> {
@@ -455,5 +525,166 @@ impl Store for EmbeddedStore {
 
     fn requests(&self) -> u64 {
         self.requests.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+
+    fn temp() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("ips-embedded-{}", crate::ids::unique()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("store.redb")
+    }
+
+    /// An item whose value is easy to find in the file.
+    fn item(n: usize) -> Item {
+        let mut i = Key::new("c#party", format!("p{n:05}")).item();
+        i.insert("gsi1pk".into(), Val::S("c#by-name".into()));
+        i.insert("gsi1sk".into(), Val::S(format!("name{n:05}")));
+        i.insert("v".into(), Val::S(format!("needle-{n:05}-needle")));
+        i
+    }
+
+    async fn fill(store: &EmbeddedStore, n: usize) {
+        for chunk in (0..n).collect::<Vec<_>>().chunks(50) {
+            let writes = chunk.iter().map(|&i| Write::Put {
+                item: item(i),
+                cond: Some(Cond::NotExists),
+            });
+            store.write(writes.collect()).await.unwrap();
+        }
+    }
+
+    async fn all(store: &EmbeddedStore, index: Index, pk: &str) -> Vec<Item> {
+        let mut q = Query::new(index, pk);
+        q.limit = 7;
+        let mut out = Vec::new();
+        loop {
+            let page = store.query(&q).await.unwrap();
+            out.extend(page.items);
+            match page.next {
+                Some(next) => q.start = Some(next),
+                None => return out,
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn records_and_indexes_survive_a_reopen() {
+        let path = temp();
+        let store = EmbeddedStore::open(&path).unwrap();
+        fill(&store, 300).await;
+        store
+            .write(vec![Write::Delete {
+                key: Key::new("c#party", "p00007"),
+                cond: None,
+            }])
+            .await
+            .unwrap();
+        drop(store);
+        let store = EmbeddedStore::open(&path).unwrap();
+        let expected: Vec<Item> = (0..300).filter(|&n| n != 7).map(item).collect();
+        assert_eq!(all(&store, Index::Table, "c#party").await, expected);
+        assert_eq!(all(&store, Index::Gsi1, "c#by-name").await, expected);
+        assert_eq!(store.get(&Key::new("c#party", "p00007")).await.unwrap(), None);
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+    }
+
+    #[tokio::test]
+    async fn a_flipped_byte_in_live_data_refuses_every_start() {
+        let path = temp();
+        fill(&EmbeddedStore::open(&path).unwrap(), 2000).await;
+        let mut bytes = std::fs::read(&path).unwrap();
+        // Flip one bit in every copy of one record's value, so the live copy is among them.
+        let needle = b"needle-01234-needle";
+        let hits: Vec<usize> = bytes
+            .windows(needle.len())
+            .enumerate()
+            .filter(|(_, w)| w == needle)
+            .map(|(i, _)| i)
+            .collect();
+        assert!(!hits.is_empty());
+        for at in hits {
+            bytes[at + 8] ^= 0x01;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let err = EmbeddedStore::open(&path).err().expect("the damage is detected");
+        assert!(err.to_string().contains("integrity check"), "{err}");
+        // Nothing was repaired away behind our back: every later start is refused too.
+        for _ in 0..2 {
+            assert!(EmbeddedStore::open(&path).is_err());
+        }
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+    }
+
+    #[tokio::test]
+    async fn a_file_cut_short_refuses_the_start() {
+        let path = temp();
+        fill(&EmbeddedStore::open(&path).unwrap(), 2000).await;
+        let len = std::fs::metadata(&path).unwrap().len();
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.set_len(len - 4096).unwrap();
+        drop(file);
+        // A file cut short lost pages of acknowledged commits: the start is refused.
+        let err = EmbeddedStore::open(&path).err().expect("the damage is detected");
+        assert!(err.to_string().contains("truncated"), "{err}");
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+    }
+
+    /// Memory that fails every sync once told to (an fsync error).
+    #[derive(Debug)]
+    struct FailingSync {
+        inner: redb::backends::InMemoryBackend,
+        fail: Arc<AtomicBool>,
+    }
+
+    impl redb::StorageBackend for FailingSync {
+        fn len(&self) -> Result<u64, std::io::Error> {
+            self.inner.len()
+        }
+        fn read(&self, offset: u64, out: &mut [u8]) -> Result<(), std::io::Error> {
+            self.inner.read(offset, out)
+        }
+        fn set_len(&self, len: u64) -> Result<(), std::io::Error> {
+            self.inner.set_len(len)
+        }
+        fn sync_data(&self) -> Result<(), std::io::Error> {
+            if self.fail.load(Ordering::SeqCst) {
+                return Err(std::io::Error::other("injected fsync failure"));
+            }
+            self.inner.sync_data()
+        }
+        fn write(&self, offset: u64, data: &[u8]) -> Result<(), std::io::Error> {
+            self.inner.write(offset, data)
+        }
+    }
+
+    #[tokio::test]
+    async fn after_a_failed_commit_writes_stop_and_reads_go_on() {
+        let fail = Arc::new(AtomicBool::new(false));
+        let store = EmbeddedStore::on_backend(FailingSync {
+            inner: redb::backends::InMemoryBackend::new(),
+            fail: fail.clone(),
+        })
+        .unwrap();
+        fill(&store, 10).await;
+        fail.store(true, Ordering::SeqCst);
+        let put = |n| {
+            vec![Write::Put {
+                item: item(n),
+                cond: None,
+            }]
+        };
+        assert!(store.write(put(10)).await.is_err());
+        // The disk works again, but what reached it is unknown: no write is taken until a restart.
+        fail.store(false, Ordering::SeqCst);
+        let err = store.write(put(11)).await.unwrap_err();
+        assert!(err.to_string().contains("restart"), "{err}");
+        assert_eq!(store.get(&Key::new("c#party", "p00003")).await.unwrap(), Some(item(3)));
     }
 }

@@ -8,7 +8,6 @@
 
 pub mod dynamo;
 pub mod embedded;
-pub mod wal;
 
 use std::collections::BTreeMap;
 
