@@ -7,6 +7,7 @@
 //! `main.rs` does not provide fails here.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -417,6 +418,7 @@ impl Received {
 pub struct Listener {
     pub url: String,
     rx: mpsc::UnboundedReceiver<Received>,
+    stalled: Arc<AtomicBool>,
 }
 
 impl Listener {
@@ -427,11 +429,21 @@ impl Listener {
             .unwrap();
         let url = format!("http://{}/hook", tcp.local_addr().unwrap());
         let (tx, rx) = mpsc::unbounded_channel();
+        let stalled = Arc::new(AtomicBool::new(false));
+        let stalling = stalled.clone();
         tokio::spawn(async move {
             loop {
                 let Ok((stream, _)) = tcp.accept().await else {
                     return;
                 };
+                if stalling.load(Ordering::SeqCst) {
+                    // Holds the connection without reading the request: nothing arrives.
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_secs(60)).await;
+                        drop(stream);
+                    });
+                    continue;
+                }
                 let tx = tx.clone();
                 tokio::spawn(async move {
                     let svc = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
@@ -457,7 +469,12 @@ impl Listener {
                 });
             }
         });
-        Listener { url, rx }
+        Listener { url, rx, stalled }
+    }
+
+    /// While stalled, new connections are accepted and never read (a receiver that hangs).
+    pub fn set_stalled(&self, on: bool) {
+        self.stalled.store(on, Ordering::SeqCst);
     }
 
     /// The next request, waiting up to `secs`.

@@ -158,7 +158,7 @@ pub async fn deliver_batch(
             return m.message_id;
         };
         match crate::webhooks::deliver_message(deliverer, &body).await {
-            Ok(()) => None,
+            Ok(_) => None,
             Err(e) => {
                 tracing::warn!(error = %e, message = ?m.message_id, "webhook message failed; SQS will retry it");
                 m.message_id

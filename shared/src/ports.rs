@@ -64,8 +64,9 @@ impl Ports {
         }
     }
 
-    /// Hands committed events to the queue, then clears their outbox entries. An entry
-    /// left behind by a crash between the two is re-sent by the outbox sweep.
+    /// Hands committed events to the queue, then, when the queue is durable, clears their
+    /// outbox entries (an in-memory queue's deliverer clears each after its attempt). An
+    /// entry left behind by a crash is re-sent by the outbox sweep.
     pub async fn dispatch(&self, envelopes: Vec<Envelope>) {
         if envelopes.is_empty() {
             return;
@@ -73,6 +74,9 @@ impl Ports {
         let bodies = envelopes.iter().map(Envelope::to_json).collect();
         if let Err(e) = self.queue.send(bodies).await {
             tracing::error!(error = %e, "webhooks left in the outbox: queue send failed");
+            return;
+        }
+        if !self.queue.durable() {
             return;
         }
         for chunk in envelopes.chunks(MAX_TRANSACTION_WRITES) {

@@ -21,7 +21,7 @@ use shared::app::OperatorAccess;
 use shared::blobs::{Served, LOCAL_PREFIX};
 use shared::clock::SystemClock;
 use shared::config::Config;
-use shared::http::RawRequest;
+use shared::http::{Handled, RawRequest};
 use shared::webhooks::{Deliverer, Envelope};
 use shared::{App, Ports};
 use tokio::io::AsyncReadExt;
@@ -130,36 +130,65 @@ async fn serve(
             return Ok(response);
         }
     }
+    // The request runs in a task of its own, body included: a client that disconnects
+    // drops this future, never the work (part 1). The answer carries its webhooks, which go
+    // out when it is dropped, written or not.
     let (parts, body) = req.into_parts();
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    let worker = app.clone();
+    tokio::spawn(async move {
+        let handled = run(&worker, parts, body, peer, deadline).await;
+        let _ = answer.send(with_webhooks(handled, Some(worker)));
+    });
+    let response = answered.await.unwrap_or_else(|_| {
+        let handled = Handled {
+            response: shared::http::internal_error(),
+            events: Vec::new(),
+        };
+        with_webhooks(handled, None)
+    });
+    Ok(response.map(Either::Left))
+}
+
+/// The response whose body hands its webhooks over once dropped.
+fn with_webhooks(handled: Handled, app: Option<Arc<App>>) -> hyper::Response<DispatchOnDrop> {
+    let (head, bytes) = handled.response.into_parts();
+    let body = DispatchOnDrop {
+        body: Full::new(bytes),
+        after: app.map(|app| (app, handled.events)),
+    };
+    hyper::Response::from_parts(head, body)
+}
+
+/// Reads the body (whole within the deadline, or the request is never started) and runs the
+/// request: its response and the webhooks to send after it.
+async fn run(
+    app: &Arc<App>,
+    parts: http::request::Parts,
+    body: Incoming,
+    peer: SocketAddr,
+    deadline: tokio::time::Instant,
+) -> Handled {
     let limit = app.body_limit(parts.uri.path(), &parts.headers);
-    // Part 1: a request not fully received in time is never started.
     let body = match tokio::time::timeout_at(deadline, Limited::new(body, limit).collect()).await {
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
         Ok(Err(_)) => Err(limit),
         Err(_) => {
-            let (head, bytes) = shared::http::request_timeout().into_parts();
-            let body = DispatchOnDrop {
-                body: Full::new(bytes),
-                after: None,
-            };
-            return Ok(hyper::Response::from_parts(head, Either::Left(body)));
+            return Handled {
+                response: shared::http::request_timeout(),
+                events: Vec::new(),
+            }
         }
     };
-    let raw = RawRequest {
+    app.handle(RawRequest {
         method: parts.method,
         path: parts.uri.path().to_owned(),
         query: parts.uri.query().map(str::to_owned),
         headers: parts.headers,
         body,
         ip: peer.ip(),
-    };
-    let handled = app.handle(raw).await;
-    let (head, bytes) = handled.response.into_parts();
-    let body = DispatchOnDrop {
-        body: Full::new(bytes),
-        after: Some((app, handled.events)),
-    };
-    Ok(hyper::Response::from_parts(head, Either::Left(body)))
+    })
+    .await
 }
 
 /// Waits before the next accept after a failure (out of file descriptors, say): growing
@@ -200,6 +229,21 @@ impl AcceptBackoff {
     }
 }
 
+/// Every minute, re-sends outbox entries older than five minutes: long enough for a
+/// delivery waiting in the in-memory queue to have been attempted.
+async fn sweep_outbox(app: Arc<App>) {
+    let mut every = tokio::time::interval(Duration::from_secs(60));
+    every.tick().await;
+    loop {
+        every.tick().await;
+        match app.sweep_outbox(Duration::from_secs(300)).await {
+            Ok(0) => {}
+            Ok(n) => tracing::warn!(webhooks = n, "outbox: webhooks re-sent"),
+            Err(e) => tracing::error!(error = %e, "outbox sweep failed"),
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), String> {
     shared::logging::init(false);
@@ -229,6 +273,14 @@ async fn main() -> Result<(), String> {
         queue,
         Deliverer::new(store, cfg.env.url_policy()),
     ));
+    // Webhooks a crash left in the outbox go out before anything new is served; the timer
+    // catches those whose hand-over or attempt failed while running.
+    match app.sweep_outbox(Duration::ZERO).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(webhooks = n, "outbox: webhooks left by the last run sent"),
+        Err(e) => tracing::error!(error = %e, "outbox sweep failed at start-up"),
+    }
+    tokio::spawn(sweep_outbox(app.clone()));
 
     let listener = tokio::net::TcpListener::bind(&bind)
         .await
@@ -258,7 +310,10 @@ async fn main() -> Result<(), String> {
                 let deadline = tokio::time::Instant::now() + read_timeout;
                 serve(app.clone(), req, peer, deadline)
             });
+            // A client that stops sending (FIN) after its request is still answered, and its
+            // request read whole: half-close keeps hyper from treating that as a disconnect.
             let conn = http1::Builder::new()
+                .half_close(true)
                 .timer(TokioTimer::new())
                 .header_read_timeout(read_timeout)
                 .serve_connection(TokioIo::new(stream), svc);

@@ -1,15 +1,20 @@
-//! Crash safety of the embedded store, over real HTTP: the local API is killed with SIGKILL
-//! at a random moment while writers create parties, five times. After every restart each
-//! acknowledged party is there, and nothing half-written is: the client's party counter
-//! (written in the same transaction as the party) equals the parties a full listing finds.
+//! What survives a crash or a disconnect, over real HTTP against the local API's binary:
+//! - the embedded store: killed with SIGKILL at a random moment while writers create parties,
+//!   five times; after every restart each acknowledged party is there, and nothing
+//!   half-written is (the party counter, written in the same transaction as the party,
+//!   equals the parties a full listing finds);
+//! - webhooks: killed between the `101` and the delivery, the webhook arrives after the
+//!   restart, once;
+//! - a request whose client disconnects runs to its end, webhook included.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::Value;
+use api_tests::Listener;
+use serde_json::{json, Value};
 
 mod common;
-use common::{start, KEY};
+use common::{start, KEY, OPERATOR};
 
 const WRITERS: usize = 8;
 const ROUNDS: usize = 5;
@@ -80,8 +85,7 @@ async fn verify(base: &str, acked: &[(String, String)]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn acknowledged_writes_survive_kill_9_at_random_moments() {
-    let dir = std::env::temp_dir().join(format!("ips-crash-{}", uuid::Uuid::new_v4()));
-    let env = [("IPS_DATA_DIR", dir.display().to_string())];
+    let (dir, env) = temp_env();
     let acked: Acked = Arc::default();
     for round in 0..ROUNDS {
         let mut server = start(&env).await;
@@ -103,6 +107,205 @@ async fn acknowledged_writes_survive_kill_9_at_random_moments() {
     let server = start(&env).await;
     let all = acked.lock().unwrap().clone();
     verify(&server.base, &all).await;
+    drop(server);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn temp_env() -> (std::path::PathBuf, [(&'static str, String); 1]) {
+    let dir = std::env::temp_dir().join(format!("ips-crash-{}", uuid::Uuid::new_v4()));
+    let env = [("IPS_DATA_DIR", dir.display().to_string())];
+    (dir, env)
+}
+
+/// Calls an operation with form parameters; answers the JSON body.
+async fn call(base: &str, method: reqwest::Method, op: &str, form: &[(&str, &str)]) -> Value {
+    let body: Value = reqwest::Client::new()
+        .request(method, format!("{base}/v3/{op}"))
+        .header("authorization", format!("Bearer local-test:{KEY}"))
+        .form(form)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["statusCode"], "101", "{op}: {body}");
+    body
+}
+
+/// The first string held under `key` anywhere in `v`.
+fn find(v: &Value, key: &str) -> Option<String> {
+    match v {
+        Value::Object(m) => m
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| m.values().find_map(|v| find(v, key))),
+        Value::Array(a) => a.iter().find_map(|v| find(v, key)),
+        _ => None,
+    }
+}
+
+/// A form field of a webhook body.
+fn field(body: &str, name: &str) -> Option<String> {
+    serde_urlencoded::from_str::<Vec<(String, String)>>(body)
+        .ok()?
+        .into_iter()
+        .find_map(|(k, v)| (k == name).then_some(v))
+}
+
+async fn register(base: &str, method: &str, url: &str) {
+    let reg = reqwest::Client::new()
+        .put(format!("{base}/operator/clients/local-test/webhooks/{method}"))
+        .header("authorization", format!("Bearer {OPERATOR}"))
+        .json(&json!({"urls": [url]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reg.status(), 200);
+}
+
+const PARTY: &[(&str, &str)] = &[
+    ("firstName", "Ann"),
+    ("lastName", "Lee"),
+    ("dob", "01-02-1980"),
+    ("primCountry", "USA"),
+    ("primAddress1", "1 Main St"),
+    ("primCity", "Austin"),
+    ("primState", "TX"),
+    ("primZip", "78701"),
+    ("emailAddress", "ann@example.com"),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhooks_survive_kill_9_between_the_101_and_the_delivery() {
+    let (dir, env) = temp_env();
+    let mut hook = Listener::start(200).await;
+    // The receiver hangs: eight deliveries wait on it (eight per host at a time), the ninth
+    // waits its turn; the kill comes well within the five seconds a delivery may take.
+    hook.set_stalled(true);
+    let mut server = start(&env).await;
+    register(&server.base, "createParty", &hook.url).await;
+    let mut ids = Vec::new();
+    for _ in 0..9 {
+        let body = call(&server.base, reqwest::Method::PUT, "createParty", PARTY).await;
+        ids.push(find(&body, "partyId").unwrap());
+    }
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+
+    hook.set_stalled(false);
+    let _server = start(&env).await;
+    let mut got = Vec::new();
+    while got.len() < ids.len() {
+        let Some(r) = hook.next(15).await else { break };
+        got.push(field(&r.body, "partyId").unwrap());
+    }
+    assert!(hook.next(2).await.is_none(), "a webhook arrived twice");
+    got.sort();
+    ids.sort();
+    assert_eq!(got, ids, "every webhook arrives after the restart, once");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_runs_to_its_end_when_the_client_disconnects() {
+    use tokio::io::AsyncWriteExt;
+    let (dir, env) = temp_env();
+    let server = start(&env).await;
+    let base = server.base.as_str();
+    let mut hook = Listener::start(200).await;
+    register(base, "createTrade", &hook.url).await;
+    let put = reqwest::Method::PUT;
+    let issuer = call(
+        base,
+        put.clone(),
+        "createIssuer",
+        &[
+            ("issuerName", "Acme"),
+            ("firstName", "Ada"),
+            ("lastName", "Stone"),
+            ("email", "ada@acme.example"),
+        ],
+    )
+    .await;
+    let issuer = find(&issuer, "issuerId").unwrap();
+    let offering = call(
+        base,
+        put.clone(),
+        "createOffering",
+        &[
+            ("issuerId", issuer.as_str()),
+            ("issueName", "Acme Series A"),
+            ("issueType", "Equity"),
+            ("targetAmount", "50000"),
+            ("minAmount", "1000"),
+            ("maxAmount", "100000"),
+            ("unitPrice", "10"),
+            ("startDate", "01-01-2026"),
+            ("endDate", "12-31-2026"),
+            ("offeringText", "Shares of Acme"),
+            ("stampingText", "CONFIDENTIAL"),
+        ],
+    )
+    .await;
+    let offering = find(&offering, "offeringId").unwrap();
+    let account = call(
+        base,
+        put.clone(),
+        "createAccount",
+        &[
+            ("accountRegistration", "Ann Lee"),
+            ("type", "Individual"),
+            ("domesticYN", "domestic_account"),
+            ("streetAddress1", "1 Main St"),
+            ("city", "Austin"),
+            ("state", "TX"),
+            ("zip", "78701"),
+            ("country", "USA"),
+        ],
+    )
+    .await;
+    let account = find(&account, "accountId").unwrap();
+    let party = find(&call(base, put.clone(), "createParty", PARTY).await, "partyId").unwrap();
+    call(
+        base,
+        put,
+        "createLink",
+        &[
+            ("firstEntryType", "Account"),
+            ("firstEntry", account.as_str()),
+            ("relatedEntryType", "IndivACParty"),
+            ("relatedEntry", party.as_str()),
+            ("linkType", "owner"),
+            ("primary_value", "1"),
+        ],
+    )
+    .await;
+
+    // The whole request is sent, then the connection is closed before any answer.
+    let form = format!("accountId={account}&offeringId={offering}&transactionType=ACH&transactionUnits=5");
+    let request = format!(
+        "POST /v3/createTrade HTTP/1.1\r\nhost: local\r\nauthorization: Bearer local-test:{KEY}\r\n\
+         content-type: application/x-www-form-urlencoded\r\ncontent-length: {}\r\n\r\n{form}",
+        form.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(base.trim_start_matches("http://"))
+        .await
+        .unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    drop(stream);
+
+    let delivered = hook.next(10).await.expect("the trade's webhook is delivered");
+    let trade = field(&delivered.body, "tradeId").expect("a trade ID in the webhook");
+    let got = call(
+        base,
+        reqwest::Method::POST,
+        "getTrade",
+        &[("accountId", account.as_str()), ("tradeId", trade.as_str())],
+    )
+    .await;
+    assert_eq!(find(&got, "offeringId").as_deref(), Some(offering.as_str()), "{got}");
     drop(server);
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -50,13 +50,22 @@ impl App {
 /// The answer to a request that was not fully received in time (part 1: such a request is
 /// never started): HTTP 408, `1408`.
 pub fn request_timeout() -> Response<Bytes> {
-    let request_id = crate::ids::unique();
-    let err = ApiError::Resource {
+    outside_a_route(&ApiError::Resource {
         http: 408,
         code: "1408",
         desc: "Request timeout: the request was not received in time".into(),
-    };
-    let (status, body) = render_error(&err, Style::Resource, &request_id);
+    })
+}
+
+/// The answer when a request's task ended without one (it panicked): HTTP 500, `1500`.
+pub fn internal_error() -> Response<Bytes> {
+    outside_a_route(&ApiError::internal("the request's task ended without an answer"))
+}
+
+/// An error answered by an adapter before or after the kernel's routing.
+fn outside_a_route(err: &ApiError) -> Response<Bytes> {
+    let request_id = crate::ids::unique();
+    let (status, body) = render_error(err, Style::Resource, &request_id);
     json_response(status, body, &request_id)
 }
 

@@ -1,5 +1,5 @@
 //! An in-process queue (unbounded channel). Messages live in memory: the durable copy of a
-//! webhook is its outbox entry in the store, removed only once the message was handed over.
+//! webhook is its outbox entry in the store, removed only after its delivery attempt.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -58,6 +58,10 @@ impl Queue for EmbeddedQueue {
             });
         }
         Ok(out)
+    }
+
+    fn durable(&self) -> bool {
+        false
     }
 
     async fn ack(&self, _receipt: &str) -> Result<(), QueueError> {

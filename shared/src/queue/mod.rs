@@ -30,4 +30,8 @@ pub trait Queue: Send + Sync {
     async fn receive(&self, max: u32, wait: Duration) -> Result<Vec<Message>, QueueError>;
     /// Removes a received message for good.
     async fn ack(&self, receipt: &str) -> Result<(), QueueError>;
+    /// Whether a sent message survives the process (SQS) or lives in its memory (the local
+    /// channel). Decides when a webhook's outbox entry may go: after the hand-over, or only
+    /// after the delivery attempt.
+    fn durable(&self) -> bool;
 }

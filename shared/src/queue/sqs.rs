@@ -177,6 +177,10 @@ impl Queue for SqsQueue {
             .collect()
     }
 
+    fn durable(&self) -> bool {
+        true
+    }
+
     async fn ack(&self, receipt: &str) -> Result<(), QueueError> {
         self.client
             .delete_message()

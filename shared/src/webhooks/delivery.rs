@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
-use crate::store::{Store, Val};
+use crate::store::{Store, Val, Write};
 
 use super::{registration_key, Envelope, USER_AGENT};
 
@@ -170,6 +170,18 @@ impl Deliverer {
 
     /// Delivers one event to every URL registered for its method. Failures are logged:
     /// one attempt only, as part 1 says.
+    /// Removes the envelope's outbox entry once its delivery attempt is made. Left behind
+    /// (the store refused), it is delivered again by a sweep: at least once, never lost.
+    pub async fn clear_outbox(&self, env: &Envelope) {
+        let delete = Write::Delete {
+            key: env.outbox_key(),
+            cond: None,
+        };
+        if let Err(e) = self.store.write(vec![delete]).await {
+            tracing::warn!(error = %e, "outbox entry not cleared; a sweep will send it again");
+        }
+    }
+
     pub async fn deliver(&self, env: &Envelope) -> Result<(), crate::store::StoreError> {
         let Some(reg) = self
             .store

@@ -173,15 +173,17 @@ pub enum DeliveryError {
     Store(#[from] crate::store::StoreError),
 }
 
-/// Delivers one queued message. `Ok` means it is done with (delivered, or refused by its
-/// endpoint) and may be acknowledged.
-pub async fn deliver_message(deliverer: &Deliverer, body: &str) -> Result<(), DeliveryError> {
+/// Delivers one queued message. `Ok` (with the envelope) means it is done with (delivered,
+/// or refused by its endpoint) and may be acknowledged.
+pub async fn deliver_message(deliverer: &Deliverer, body: &str) -> Result<Envelope, DeliveryError> {
     let env = serde_json::from_str::<Envelope>(body)?;
-    Ok(deliverer.deliver(&env).await?)
+    deliverer.deliver(&env).await?;
+    Ok(env)
 }
 
 /// The in-process deliverer of the local API: takes messages off the queue as they come and
-/// delivers each concurrently.
+/// delivers each concurrently. With an in-memory queue the outbox entry is the webhook's only
+/// durable copy, so it goes only once the attempt is made (a crash before re-sends it).
 pub async fn run_worker(queue: std::sync::Arc<dyn crate::queue::Queue>, deliverer: Deliverer) {
     let in_hand = std::sync::Arc::new(tokio::sync::Semaphore::new(256));
     loop {
@@ -203,7 +205,8 @@ pub async fn run_worker(queue: std::sync::Arc<dyn crate::queue::Queue>, delivere
             tokio::spawn(async move {
                 let _permit = permit;
                 match deliver_message(&deliverer, &m.body).await {
-                    Ok(()) => {}
+                    Ok(env) if !queue.durable() => deliverer.clear_outbox(&env).await,
+                    Ok(_) => {}
                     // The in-process queue has no dead-letter queue: log it and let it go.
                     Err(e @ DeliveryError::Unreadable(_)) => tracing::error!(error = %e, "webhook message dropped"),
                     Err(e) => {
