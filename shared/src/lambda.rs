@@ -199,8 +199,9 @@ mod tests {
     /// A stand-in for the operator crate's `POST /operator/clients`: stores the client named.
     async fn create_client(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
         let id = req.body["clientId"].as_str().unwrap_or_default().to_owned();
-        let rec = crate::auth::ClientRecord::new(id, None, String::new(), Vec::new(), Vec::new(), Vec::new());
-        ctx.ports.save_client(&rec, None).await?;
+        let key = crate::auth::ApiKey::of("unused", String::new());
+        let rec = crate::auth::ClientRecord::new(id, None, key, Vec::new(), Vec::new(), Vec::new());
+        ctx.ports.save_client(&rec).await?;
         Ok(OpReply::created(serde_json::json!({"clientId": rec.id})))
     }
 

@@ -4,13 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::auth::{client_item, hash_key, load_client, ClientCache, ClientRecord};
+use crate::auth::{load_client, ApiKey, ClientCache, ClientRecord};
 use crate::blobs::Blobs;
 use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::ids::IdAllocator;
 use crate::queue::Queue;
-use crate::store::{Cond, Index, Query, SkRange, Store, StoreError, Val, Write, MAX_TRANSACTION_WRITES};
+use crate::store::{Index, Query, SkRange, Store, StoreError, Val, Write, MAX_TRANSACTION_WRITES};
 use crate::webhooks::{Envelope, UrlPolicy, OUTBOX_PK};
 
 /// `sandbox` (the local API's default) or `production`.
@@ -121,42 +121,46 @@ impl Ports {
         }
     }
 
-    /// Writes a client record, new or replaced, and forgets this process's cached copy.
-    /// `false` when `cond` did not hold (nothing written).
-    pub async fn save_client(&self, rec: &ClientRecord, cond: Option<Cond>) -> Result<bool, ApiError> {
-        let put = Write::Put {
-            item: client_item(rec),
-            cond,
-        };
-        match self.store.write(vec![put]).await {
-            Ok(()) => {}
-            Err(StoreError::ConditionFailed { .. }) => return Ok(false),
-            Err(e) => return Err(e.into()),
+    /// Stores a client record (new, or over the version it was read at) and forgets this
+    /// process's cached copy. `false` when it exists already or changed since (nothing
+    /// written).
+    pub async fn save_client(&self, rec: &ClientRecord) -> Result<bool, ApiError> {
+        let saved = crate::tx::write_if(self.store.as_ref(), rec.save()).await?;
+        if saved {
+            self.clients.invalidate(&rec.id);
         }
-        self.clients.invalidate(&rec.id);
-        Ok(true)
+        Ok(saved)
     }
 
     /// Creates or refreshes the local API's sandbox client: every method and scope, and the
-    /// given key as its only key.
+    /// given key as its key `dev` (a restart with another key replaces the old one; keys the
+    /// operator added stay).
     pub async fn ensure_dev_client(&self, id: &str, api_key: &str) -> Result<(), ApiError> {
-        let hash = hash_key(api_key).to_hex().to_string();
-        let rec = match load_client(self.store.as_ref(), id).await.ok().flatten() {
-            Some(rec) if rec.key_hashes.contains(&hash) => return Ok(()),
-            // A restart with another key revokes the old one.
+        let created = self.clock.now().format("%Y-%m-%d %H:%M:%S").to_string();
+        let dev_key = ApiKey {
+            key_id: "dev".into(),
+            ..ApiKey::of(api_key, created)
+        };
+        let rec = match load_client(self.store.as_ref(), id).await? {
+            Some(rec) if rec.keys.iter().any(|k| k.key_id == "dev" && k.hash == dev_key.hash) => return Ok(()),
             Some(mut rec) => {
-                rec.key_hashes = vec![hash];
+                rec.keys.retain(|k| k.key_id != "dev");
+                rec.keys.push(dev_key);
                 rec
             }
             None => ClientRecord::new(
                 id.to_owned(),
                 None,
-                hash,
+                dev_key,
                 vec!["*".into()],
                 vec!["*".into()],
                 Vec::new(),
             ),
         };
-        self.save_client(&rec, None).await.map(|_| ())
+        if self.save_client(&rec).await? {
+            Ok(())
+        } else {
+            Err(ApiError::internal("the sandbox client changed while it was set up"))
+        }
     }
 }

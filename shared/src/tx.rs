@@ -108,6 +108,16 @@ impl Ctx {
     }
 }
 
+/// One conditional write outside an operation: `false` when its condition did not hold
+/// (nothing written).
+pub async fn write_if(store: &dyn crate::store::Store, write: Write) -> Result<bool, ApiError> {
+    match store.write(vec![write]).await {
+        Ok(()) => Ok(true),
+        Err(StoreError::ConditionFailed { .. }) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// A short, growing, jittered pause before retrying a collided transaction, so that two
 /// colliding writers do not collide again in lockstep.
 async fn backoff(attempt: usize) {

@@ -2,6 +2,7 @@
 
 mod accounts_ops;
 mod accreditation;
+mod clients;
 mod costs;
 mod documents;
 mod fixtures;

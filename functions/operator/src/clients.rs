@@ -1,13 +1,14 @@
-//! Clients and what the operator sets for them: keys, webhook registrations and tokens,
-//! field permissions.
+//! Clients and what the operator sets for them: what they may call, keys, webhook
+//! registrations, tokens and encryption, field permissions.
 
 use http::Method;
 use serde::Deserialize;
-use serde_json::json;
-use shared::auth::{hash_key, load_client, random_secret, ClientRecord};
+use serde_json::{json, Value};
+use shared::auth::{load_client, random_secret, ApiKey, ClientRecord};
 use shared::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
-use shared::store::{Cond, Val, Write};
-use shared::webhooks::{registration_key, token_key};
+use shared::store::{Val, Write};
+use shared::tx::Plan;
+use shared::webhooks::{registration_key, token_items, token_key};
 use shared::{operator_op, Routes};
 
 /// Operator-chosen client IDs: letters, digits, `-` and `_`.
@@ -24,6 +25,62 @@ pub async fn existing(ctx: &OperatorCtx, id: &str) -> Result<ClientRecord, OpErr
     load_client(ctx.store(), id)
         .await?
         .ok_or_else(|| OpError::NotFound(format!("no client {id}")))
+}
+
+/// Changes client `id`'s record with `change` (given `input`) and saves it over the version
+/// it was read at, reading again after a concurrent change: no change is ever lost.
+async fn change<I, T>(
+    ctx: &OperatorCtx,
+    id: &str,
+    input: I,
+    change: fn(&mut ClientRecord, &I) -> Result<T, OpError>,
+) -> Result<T, OpError>
+where
+    I: Send + Sync + 'static,
+    T: Send + 'static,
+{
+    let client_ctx = ctx.for_client(id, "operator").await?;
+    let owned = id.to_owned();
+    let answer = client_ctx
+        .transact(async move |c, _| {
+            let Some(mut rec) = load_client(c.store(), &owned).await? else {
+                return Ok(Plan::answer(Err(OpError::NotFound(format!("no client {owned}")))));
+            };
+            Ok(match change(&mut rec, &input) {
+                Ok(answer) => Plan::new(vec![rec.save()], Ok(answer)),
+                Err(e) => Plan::answer(Err(e)),
+            })
+        })
+        .await??;
+    ctx.ports.clients.invalidate(id);
+    Ok(answer)
+}
+
+/// What the operator sees of a client (never its keys' hashes).
+fn view(rec: &ClientRecord) -> Value {
+    json!({
+        "clientId": rec.id,
+        "parentClientId": rec.parent,
+        "methods": rec.methods,
+        "scopes": rec.scopes,
+        "ipAllowlist": rec.ip_allowlist,
+        "webhookEncryption": rec.webhook_key.is_some(),
+    })
+}
+
+fn check_allowlist(entries: &[String]) -> Result<(), OpError> {
+    for entry in entries {
+        if entry.parse::<ipnet::IpNet>().is_err() && entry.parse::<std::net::IpAddr>().is_err() {
+            return Err(OpError::BadRequest(format!(
+                "ipAllowlist: {entry} is not an address or CIDR block"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn now(ctx: &OperatorCtx) -> String {
+    ctx.ports.clock.now().format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
 #[derive(Deserialize)]
@@ -52,30 +109,122 @@ async fn create(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpErr
             "clientId: letters, digits, '-' and '_' only".into(),
         ));
     }
-    for entry in &n.ip_allowlist {
-        if entry.parse::<ipnet::IpNet>().is_err() && entry.parse::<std::net::IpAddr>().is_err() {
-            return Err(OpError::BadRequest(format!(
-                "ipAllowlist: {entry} is not an address or CIDR block"
-            )));
-        }
-    }
+    check_allowlist(&n.ip_allowlist)?;
     if let Some(parent) = &n.parent_client_id {
         existing(&ctx, parent).await?;
     }
-    let api_key = random_secret();
-    let key_hash = hash_key(&api_key).to_hex().to_string();
-    let rec = ClientRecord::new(
-        id.clone(),
-        n.parent_client_id,
-        key_hash,
-        n.methods,
-        n.scopes,
-        n.ip_allowlist,
-    );
-    if !ctx.ports.save_client(&rec, Some(Cond::NotExists)).await? {
+    let (key, api_key) = ApiKey::generate(now(&ctx));
+    let rec = ClientRecord::new(id.clone(), n.parent_client_id, key, n.methods, n.scopes, n.ip_allowlist);
+    if !ctx.ports.save_client(&rec).await? {
         return Err(OpError::Conflict(format!("client {id} exists")));
     }
     Ok(OpReply::created(json!({"clientId": id, "apiKey": api_key})))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Patch {
+    methods: Option<Vec<String>>,
+    scopes: Option<Vec<String>>,
+    ip_allowlist: Option<Vec<String>>,
+}
+
+/// `PATCH /operator/clients/{clientId}`: what the client may call, with which scopes, from
+/// where (omitted keys unchanged).
+async fn patch(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    let p: Patch = req.body()?;
+    check_allowlist(p.ip_allowlist.as_deref().unwrap_or_default())?;
+    let rec = change(&ctx, req.param("clientId"), p, |rec, p| {
+        if let Some(m) = &p.methods {
+            rec.methods.clone_from(m);
+        }
+        if let Some(s) = &p.scopes {
+            rec.scopes.clone_from(s);
+        }
+        if let Some(ip) = &p.ip_allowlist {
+            rec.ip_allowlist.clone_from(ip);
+        }
+        Ok(rec.clone())
+    })
+    .await?;
+    Ok(OpReply::ok(view(&rec)))
+}
+
+fn key_view(k: &ApiKey) -> Value {
+    json!({"keyId": k.key_id, "createdDate": k.created_date, "active": k.active})
+}
+
+/// `POST /operator/clients/{clientId}/keys`: another active key, shown once.
+async fn add_key(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    let (key, secret) = ApiKey::generate(now(&ctx));
+    let key_id = key.key_id.clone();
+    change(&ctx, req.param("clientId"), key, |rec, key| {
+        rec.keys.push(key.clone());
+        Ok(())
+    })
+    .await?;
+    Ok(OpReply::created(json!({"keyId": key_id, "apiKey": secret})))
+}
+
+/// `GET /operator/clients/{clientId}/keys`: every key, active or not, without secrets.
+async fn list_keys(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    let rec = existing(&ctx, req.param("clientId")).await?;
+    let keys: Vec<Value> = rec.keys.iter().map(key_view).collect();
+    Ok(OpReply::ok(json!({"keys": keys})))
+}
+
+/// `DELETE /operator/clients/{clientId}/keys/{keyId}`: deactivates the key; its next request
+/// gets `103` (in another process, once its cached copy of the client expires: 60 s at most).
+async fn deactivate_key(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    let key_id = req.param("keyId").to_owned();
+    let key = change(&ctx, req.param("clientId"), key_id, |rec, key_id| {
+        let key = rec
+            .keys
+            .iter_mut()
+            .find(|k| &k.key_id == key_id)
+            .ok_or_else(|| OpError::NotFound(format!("no key {key_id}")))?;
+        key.active = false;
+        Ok(key.clone())
+    })
+    .await?;
+    Ok(OpReply::ok(key_view(&key)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Encryption {
+    key: Option<String>,
+}
+
+/// `PUT /operator/clients/{clientId}/webhook-encryption`: the AES-256-GCM key (base64 of 32
+/// bytes) the client's webhooks are encrypted with, or `null` to send them in clear.
+async fn webhook_encryption(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    if req.body.get("key").is_none() {
+        return Err(OpError::BadRequest("key: required (null sends webhooks in clear)".into()));
+    }
+    let Encryption { key } = req.body()?;
+    if let Some(k) = &key {
+        shared::webhooks::crypto::parse_key(k).map_err(|why| OpError::BadRequest(format!("key: {why}")))?;
+    }
+    let rec = change(&ctx, req.param("clientId"), key, |rec, key| {
+        rec.webhook_key.clone_from(key);
+        Ok(rec.clone())
+    })
+    .await?;
+    Ok(OpReply::ok(view(&rec)))
+}
+
+/// `DELETE /operator/clients/{clientId}/webhook-tokens/{token}`: retires a token; webhooks
+/// no longer carry it.
+async fn retire_token(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    let client = existing(&ctx, req.param("clientId")).await?;
+    let token = req.param("token");
+    let items = token_items(ctx.store(), client.token_owner()).await?;
+    let Some((key, _)) = items.into_iter().find(|(_, t)| t == token) else {
+        return Err(OpError::NotFound("no such webhook token".into()));
+    };
+    ctx.store().write(vec![Write::Delete { key, cond: None }]).await?;
+    Ok(OpReply::ok(json!({"token": token, "retired": true})))
 }
 
 #[derive(Deserialize)]
@@ -132,19 +281,40 @@ struct Fields {
 async fn field_permissions(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
     let id = req.param("clientId");
     let Fields { fields } = req.body()?;
-    let mut client = existing(&ctx, id).await?;
-    client.field_permissions = if fields.iter().any(|f| f == "*") {
-        None
-    } else {
-        Some(fields.clone())
-    };
-    ctx.ports.save_client(&client, Some(Cond::Exists)).await?;
+    let allowed = (!fields.iter().any(|f| f == "*")).then(|| fields.clone());
+    change(&ctx, id, allowed, |rec, allowed| {
+        rec.field_permissions.clone_from(allowed);
+        Ok(())
+    })
+    .await?;
     Ok(OpReply::ok(json!({"clientId": id, "fields": fields})))
 }
 
 pub fn routes() -> Routes {
     Routes::new()
         .operator(Method::POST, "/operator/clients", operator_op!(create))
+        .operator(Method::PATCH, "/operator/clients/{clientId}", operator_op!(patch))
+        .operator(Method::POST, "/operator/clients/{clientId}/keys", operator_op!(add_key))
+        .operator(
+            Method::GET,
+            "/operator/clients/{clientId}/keys",
+            operator_op!(list_keys),
+        )
+        .operator(
+            Method::DELETE,
+            "/operator/clients/{clientId}/keys/{keyId}",
+            operator_op!(deactivate_key),
+        )
+        .operator(
+            Method::DELETE,
+            "/operator/clients/{clientId}/webhook-tokens/{token}",
+            operator_op!(retire_token),
+        )
+        .operator(
+            Method::PUT,
+            "/operator/clients/{clientId}/webhook-encryption",
+            operator_op!(webhook_encryption),
+        )
         .operator(
             Method::PUT,
             "/operator/clients/{clientId}/webhooks/{methodName}",

@@ -13,9 +13,39 @@ use http::HeaderMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
-use crate::store::{Key, Store, Val};
+use crate::store::{CmpOp, Cond, Key, Store, Val, Write};
 
 const KEY_CONTEXT: &str = "investment-platform-service 2026 api key";
+
+/// One API key of a client: only its hash is kept. A deactivated key stays listed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiKey {
+    pub key_id: String,
+    /// Hex BLAKE3 hash (see [`hash_key`]).
+    pub hash: String,
+    pub created_date: String,
+    pub active: bool,
+}
+
+impl ApiKey {
+    /// A new active key created at `created_date`, and its secret (shown once).
+    pub fn generate(created_date: String) -> (ApiKey, String) {
+        let secret = random_secret();
+        let key = ApiKey::of(&secret, created_date);
+        (key, secret)
+    }
+
+    /// The active key record of a known secret.
+    pub fn of(secret: &str, created_date: String) -> ApiKey {
+        ApiKey {
+            key_id: format!("k{}", &random_secret()[..12]),
+            hash: hash_key(secret).to_hex().to_string(),
+            created_date,
+            active: true,
+        }
+    }
+}
 
 /// A client platform: its keys (hashed), permissions and allow-list.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -24,9 +54,8 @@ pub struct ClientRecord {
     pub id: String,
     #[serde(rename = "parentClientId")]
     pub parent: Option<String>,
-    /// Hex BLAKE3 hashes of the active keys.
-    #[serde(rename = "keyHashes")]
-    pub key_hashes: Vec<String>,
+    /// Every key the client was given, active or not.
+    pub keys: Vec<ApiKey>,
     /// Method-style operations the keys may call; `*` for all.
     pub methods: Vec<String>,
     /// Resource-style scopes; `*` for all.
@@ -37,19 +66,26 @@ pub struct ClientRecord {
     /// Fields the keys may set; `None` for all (`110` otherwise).
     #[serde(rename = "fieldPermissions", default)]
     pub field_permissions: Option<Vec<String>>,
-    /// `key_hashes` parsed once when the record is read, so that authentication parses
-    /// nothing per request.
+    /// Base64 of the 32-byte AES-256-GCM key webhooks are encrypted with, when set.
+    #[serde(rename = "webhookKey", default, skip_serializing_if = "Option::is_none")]
+    pub webhook_key: Option<String>,
+    /// The active keys' hashes, parsed once when the record is read, so that authentication
+    /// parses nothing per request.
     #[serde(skip)]
     pub(crate) hashes: Vec<blake3::Hash>,
+    /// The stored record's version (0: not stored yet): a save is conditioned on it, so
+    /// concurrent changes never overwrite each other.
+    #[serde(skip)]
+    pub version: u64,
 }
 
 impl ClientRecord {
-    /// A new client `id` with one key (its hash), calling `methods` with `scopes` from
+    /// A new client `id` with one key, calling `methods` with `scopes` from
     /// `ip_allowlist`, allowed to set every field.
     pub fn new(
         id: String,
         parent: Option<String>,
-        key_hash: String,
+        key: ApiKey,
         methods: Vec<String>,
         scopes: Vec<String>,
         ip_allowlist: Vec<String>,
@@ -57,7 +93,7 @@ impl ClientRecord {
         ClientRecord {
             id,
             parent,
-            key_hashes: vec![key_hash],
+            keys: vec![key],
             methods,
             scopes,
             ip_allowlist,
@@ -118,15 +154,31 @@ impl ClientRecord {
 
     pub fn matches_key(&self, api_key: &str) -> bool {
         let presented = hash_key(api_key);
-        let parsed;
-        let hashes = if self.hashes.len() == self.key_hashes.len() {
-            &self.hashes
-        } else {
-            parsed = parse_hashes(&self.key_hashes);
-            &parsed
+        // Every active hash is compared, each in constant time (blake3::Hash's equality).
+        self.hashes.iter().fold(false, |found, h| (*h == presented) | found)
+    }
+
+    /// Parses the active keys' hashes for [`ClientRecord::matches_key`].
+    fn parse_hashes(&mut self) {
+        self.hashes = self
+            .keys
+            .iter()
+            .filter(|k| k.active)
+            .filter_map(|k| blake3::Hash::from_hex(&k.hash).ok())
+            .collect();
+    }
+
+    /// The write that stores this record: a new one only where none exists, a changed one
+    /// only over the version it was read at.
+    pub fn save(&self) -> Write {
+        let mut item = ClientRecord::key(&self.id).item();
+        item.insert("d".into(), Val::S(serde_json::to_string(self).unwrap_or_default()));
+        item.insert("v".into(), Val::from(self.version as i64 + 1));
+        let cond = match self.version {
+            0 => Cond::NotExists,
+            v => Cond::Cmp("v".into(), CmpOp::Eq, Val::from(v as i64)),
         };
-        // Every stored hash is compared, each in constant time (blake3::Hash's equality).
-        hashes.iter().fold(false, |found, h| (*h == presented) | found)
+        Write::Put { item, cond: Some(cond) }
     }
 }
 
@@ -143,10 +195,6 @@ pub fn hash_key(api_key: &str) -> blake3::Hash {
     static KEY: std::sync::OnceLock<[u8; 32]> = std::sync::OnceLock::new();
     let key = KEY.get_or_init(|| blake3::derive_key(KEY_CONTEXT, b"api keys"));
     blake3::keyed_hash(key, api_key.as_bytes())
-}
-
-fn parse_hashes(hex: &[String]) -> Vec<blake3::Hash> {
-    hex.iter().filter_map(|h| blake3::Hash::from_hex(h).ok()).collect()
 }
 
 /// A new 256-bit random secret, hex-encoded.
@@ -267,17 +315,13 @@ pub async fn load_client(store: &dyn Store, client_id: &str) -> Result<Option<Cl
     let Some(Val::S(d)) = item.get("d") else {
         return Ok(None);
     };
-    serde_json::from_str(d)
-        .map(|mut rec: ClientRecord| {
-            rec.hashes = parse_hashes(&rec.key_hashes);
-            Some(rec)
-        })
-        .map_err(|e| ApiError::internal_from("corrupt client record", e))
-}
-
-/// A client record as stored.
-pub fn client_item(rec: &ClientRecord) -> crate::store::Item {
-    let mut item = ClientRecord::key(&rec.id).item();
-    item.insert("d".into(), Val::S(serde_json::to_string(rec).unwrap_or_default()));
-    item
+    let mut rec: ClientRecord =
+        serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt client record", e))?;
+    rec.parse_hashes();
+    rec.version = item
+        .get("v")
+        .and_then(Val::as_num)
+        .and_then(|v| u64::try_from(v).ok())
+        .unwrap_or(0);
+    Ok(Some(rec))
 }

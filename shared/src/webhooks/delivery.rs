@@ -194,12 +194,24 @@ impl Deliverer {
         if urls.is_empty() {
             return Ok(());
         }
-        let owner = match crate::auth::load_client(self.store.as_ref(), &env.client_id).await {
-            Ok(Some(c)) => c.token_owner().to_owned(),
-            _ => env.client_id.clone(),
+        let (owner, key) = match crate::auth::load_client(self.store.as_ref(), &env.client_id).await {
+            Ok(Some(c)) => (c.token_owner().to_owned(), c.webhook_key),
+            _ => (env.client_id.clone(), None),
         };
         let tokens = super::load_tokens(self.store.as_ref(), &owner).await?;
-        let body = env.form_body();
+        let body = match key {
+            None => env.form_body(),
+            // Never sent in clear once the client asked for encryption.
+            Some(key) => {
+                match super::crypto::parse_key(&key).and_then(|k| super::crypto::encrypt(&k, &env.form_body())) {
+                    Ok(body) => body,
+                    Err(e) => {
+                        tracing::error!(method = %env.event.method, error = %e, "webhook not encrypted; not sent");
+                        return Ok(());
+                    }
+                }
+            }
+        };
         let sends = urls.iter().map(|url| self.post(url, &tokens, body.clone()));
         for (url, result) in urls.iter().zip(futures_util::future::join_all(sends).await) {
             match result {

@@ -1,6 +1,7 @@
 //! Webhook events: payloads, the outbox written with the state change, and delivery
 //! exactly as part 1 "Events > Mechanics" says.
 
+pub mod crypto;
 mod delivery;
 
 pub use delivery::{Deliverer, UrlPolicy};
@@ -146,15 +147,22 @@ pub async fn load_tokens(
     store: &dyn crate::store::Store,
     owner: &str,
 ) -> Result<Vec<String>, crate::store::StoreError> {
+    Ok(token_items(store, owner).await?.into_iter().map(|(_, t)| t).collect())
+}
+
+/// The tokens of `owner` with the keys of their items, oldest first.
+pub async fn token_items(
+    store: &dyn crate::store::Store,
+    owner: &str,
+) -> Result<Vec<(Key, String)>, crate::store::StoreError> {
     let mut q = crate::store::Query::new(crate::store::Index::Table, tokens_partition(owner));
     let mut tokens = Vec::new();
     loop {
         let page = store.query(&q).await?;
-        tokens.extend(
-            page.items
-                .iter()
-                .filter_map(|i| i.get("t").and_then(Val::as_str).map(str::to_owned)),
-        );
+        tokens.extend(page.items.iter().filter_map(|i| {
+            let token = i.get("t").and_then(Val::as_str)?;
+            Some((Key::of(i)?, token.to_owned()))
+        }));
         match page.next {
             Some(next) => q.start = Some(next),
             None => return Ok(tokens),
