@@ -4,7 +4,7 @@
 use http::Method;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
-use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::list::ListSpec;
 use shared::model::ids::no_party;
 use shared::model::party::{PartyRecord, PartyRef};
 use shared::model::{validate, Entity};
@@ -182,56 +182,40 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     crate::support::delete_virtually::<Entity>(&ctx, p.req(&["partyId"])?, "deleteEntity").await
 }
 
-const LIST: ListSpec = ListSpec {
-    fields: &[
-        f("partyId", FieldKind::Id),
-        f("entityName", FieldKind::Text),
-        f("entityType", FieldKind::Text),
-        f("entityDesc", FieldKind::Text),
-        f("ein", FieldKind::Text),
-        f("domicile", FieldKind::Text),
-        f("primAddress1", FieldKind::Text),
-        f("primAddress2", FieldKind::Text),
-        f("primCity", FieldKind::Text),
-        f("primState", FieldKind::Text),
-        f("primZip", FieldKind::Text),
-        f("primCountry", FieldKind::Text),
-        f("emailAddress", FieldKind::Text),
-        f("emailAddress2", FieldKind::Text),
-        f("phone", FieldKind::Text),
-        f("phone2", FieldKind::Text),
-        f("totalAssets", FieldKind::Number),
-        f("ownersAI", FieldKind::Text),
-        f("KYCstatus", FieldKind::Text),
-        f("AMLstatus", FieldKind::Text),
-        f("AMLdate", FieldKind::Text),
-        f("formationDate", FieldKind::Text),
-        f("tags", FieldKind::Text),
-        f("notes", FieldKind::Text),
-        f("partystatus", FieldKind::Text),
-        f("createdDate", FieldKind::Date),
-        f("updatedDate", FieldKind::Date),
-    ],
-    id_field: "partyId",
-    default_sort: ("createdDate", Dir::Desc),
-    equality_only: false,
-    sort_fallback: false,
-};
+const LIST: ListSpec = ListSpec::newest_first("partyId").numbers(&["totalAssets"]).texts(&[
+    "entityName",
+    "entityType",
+    "entityDesc",
+    "ein",
+    "domicile",
+    "primAddress1",
+    "primAddress2",
+    "primCity",
+    "primState",
+    "primZip",
+    "primCountry",
+    "emailAddress",
+    "emailAddress2",
+    "phone",
+    "phone2",
+    "ownersAI",
+    "KYCstatus",
+    "AMLstatus",
+    "AMLdate",
+    "formationDate",
+    "tags",
+    "notes",
+    "partystatus",
+]);
 
 /// `GET /v3/entities`: newest first, scope `party.read.pii_high`.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page = records::list::<Entity>(ctx.store(), ctx.client_id(), &q, Entity::view).await?;
-    Ok(page.into_reply("entities"))
+    records::list::<Entity>(&ctx, p.query_pairs(), &LIST, "entities", |e, _| e.view()).await
 }
 
 /// The entity routes.
 pub fn routes() -> Routes {
-    const READ: ScopeReq = ScopeReq {
-        family: "party.read",
-        min: PiiLevel::High,
-        name: "party.read.pii_high",
-    };
+    const READ: ScopeReq = ScopeReq::new("party.read", PiiLevel::High, "party.read.pii_high");
     Routes::new()
         .op("createEntity", op!(create))
         .op("updateEntity", op!(update))

@@ -5,7 +5,7 @@ use http::Method;
 use serde_json::{Map, Value};
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
-use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::list::ListSpec;
 use shared::model::ids::no_party;
 use shared::model::party::PartyRecord;
 use shared::model::validate;
@@ -281,66 +281,58 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 }
 
 /// The list engine's view of party records.
-const LIST: ListSpec = ListSpec {
-    fields: &[
-        f("partyId", FieldKind::Id),
-        f("firstName", FieldKind::Text),
-        f("middleInitial", FieldKind::Text),
-        f("lastName", FieldKind::Text),
-        f("domicile", FieldKind::Text),
-        f("socialSecurityNumber", FieldKind::Text),
-        f("dob", FieldKind::Text),
-        f("primAddress1", FieldKind::Text),
-        f("primAddress2", FieldKind::Text),
-        f("primCity", FieldKind::Text),
-        f("primState", FieldKind::Text),
-        f("primZip", FieldKind::Text),
-        f("primCountry", FieldKind::Text),
-        f("emailAddress", FieldKind::Text),
-        f("emailAddress2", FieldKind::Text),
-        f("phone", FieldKind::Text),
-        f("phone2", FieldKind::Text),
-        f("occupation", FieldKind::Text),
-        f("associatedPerson", FieldKind::Text),
-        f("empAddress1", FieldKind::Text),
-        f("empAddress2", FieldKind::Text),
-        f("empCity", FieldKind::Text),
-        f("empState", FieldKind::Text),
-        f("empZip", FieldKind::Text),
-        f("empCountry", FieldKind::Text),
-        f("empName", FieldKind::Text),
-        f("empStatus", FieldKind::Text),
-        f("invest_to", FieldKind::Text),
-        f("currentAnnIncome", FieldKind::Number),
-        f("avgAnnIncome", FieldKind::Number),
-        f("currentHouseholdIncome", FieldKind::Number),
-        f("avgHouseholdIncome", FieldKind::Number),
-        f("householdNetworth", FieldKind::Number),
-        f("kycStatus", FieldKind::Text),
-        f("amlStatus", FieldKind::Text),
-        f("amlDate", FieldKind::Text),
-        f("tags", FieldKind::Text),
-        f("notes", FieldKind::Text),
-        f("esignStatus", FieldKind::Text),
-        f("documentKey", FieldKind::Text),
-        f("field1", FieldKind::Text),
-        f("field2", FieldKind::Text),
-        f("field3", FieldKind::Text),
-        f("partystatus", FieldKind::Text),
-        f("createdDate", FieldKind::Date),
-        f("updatedDate", FieldKind::Date),
-    ],
-    id_field: "partyId",
-    default_sort: ("createdDate", Dir::Desc),
-    equality_only: false,
-    sort_fallback: false,
-};
+const LIST: ListSpec = ListSpec::newest_first("partyId")
+    .numbers(&[
+        "currentAnnIncome",
+        "avgAnnIncome",
+        "currentHouseholdIncome",
+        "avgHouseholdIncome",
+        "householdNetworth",
+    ])
+    .texts(&[
+        "firstName",
+        "middleInitial",
+        "lastName",
+        "domicile",
+        "socialSecurityNumber",
+        "dob",
+        "primAddress1",
+        "primAddress2",
+        "primCity",
+        "primState",
+        "primZip",
+        "primCountry",
+        "emailAddress",
+        "emailAddress2",
+        "phone",
+        "phone2",
+        "occupation",
+        "associatedPerson",
+        "empAddress1",
+        "empAddress2",
+        "empCity",
+        "empState",
+        "empZip",
+        "empCountry",
+        "empName",
+        "empStatus",
+        "invest_to",
+        "kycStatus",
+        "amlStatus",
+        "amlDate",
+        "tags",
+        "notes",
+        "esignStatus",
+        "documentKey",
+        "field1",
+        "field2",
+        "field3",
+        "partystatus",
+    ]);
 
 /// `GET /v3/parties`: individual parties, newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page = records::list::<Party>(ctx.store(), ctx.client_id(), &q, |r| r.view(ctx.pii)).await?;
-    Ok(page.into_reply("parties"))
+    records::list::<Party>(&ctx, p.query_pairs(), &LIST, "parties", |r, _| r.view(ctx.pii)).await
 }
 
 /// `GET /v3/parties/{partyId}`: one party, `1404` when unknown or deleted.
@@ -352,11 +344,7 @@ pub async fn read(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 
 /// The individual parties routes.
 pub fn routes() -> Routes {
-    const READ: ScopeReq = ScopeReq {
-        family: "party.read",
-        min: PiiLevel::Low,
-        name: "party.read",
-    };
+    const READ: ScopeReq = ScopeReq::new("party.read", PiiLevel::Low, "party.read");
     Routes::new()
         .op("createParty", op!(create))
         .op("updateParty", op!(update))

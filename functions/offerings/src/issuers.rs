@@ -5,7 +5,7 @@ use http::Method;
 use serde::Serialize;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
-use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::list::ListSpec;
 use shared::model::ids::IssuerId;
 use shared::model::issuer::{Issuer, IssuerAccount};
 use shared::records;
@@ -203,38 +203,23 @@ pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
     .await
 }
 
-const LIST: ListSpec = ListSpec {
-    fields: &[
-        f("issuerId", FieldKind::Id),
-        f("issuerName", FieldKind::Text),
-        f("firstName", FieldKind::Text),
-        f("lastName", FieldKind::Text),
-        f("email", FieldKind::Text),
-        f("phoneNumber", FieldKind::Text),
-        f("issuerStatus", FieldKind::Text),
-        f("createdDate", FieldKind::Date),
-        f("updatedDate", FieldKind::Date),
-    ],
-    id_field: "issuerId",
-    default_sort: ("createdDate", Dir::Desc),
-    equality_only: false,
-    sort_fallback: false,
-};
+const LIST: ListSpec = ListSpec::newest_first("issuerId").texts(&[
+    "issuerName",
+    "firstName",
+    "lastName",
+    "email",
+    "phoneNumber",
+    "issuerStatus",
+]);
 
 /// `GET /v3/issuers`: scope `issuer.read.pii_medium` (or higher), newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page = records::list::<Issuer>(ctx.store(), ctx.client_id(), &q, |i| object(i.list_view())).await?;
-    Ok(page.into_reply("issuers"))
+    records::list::<Issuer>(&ctx, p.query_pairs(), &LIST, "issuers", |i, _| object(i.list_view())).await
 }
 
 /// The issuer routes.
 pub fn routes() -> Routes {
-    const READ: ScopeReq = ScopeReq {
-        family: "issuer.read",
-        min: PiiLevel::Medium,
-        name: "issuer.read.pii_medium",
-    };
+    const READ: ScopeReq = ScopeReq::new("issuer.read", PiiLevel::Medium, "issuer.read.pii_medium");
     Routes::new()
         .op("createIssuer", op!(create))
         .op("updateIssuer", op!(update))

@@ -6,7 +6,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
-use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::list::ListSpec;
 use shared::model::offering::{status, Offering, ISSUE_TYPES};
 use shared::model::validate;
 use shared::records;
@@ -354,53 +354,40 @@ pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     .await
 }
 
-const LIST: ListSpec = ListSpec {
-    fields: &[
-        f("issuerId", FieldKind::Id),
-        f("offeringId", FieldKind::Id),
-        f("issueName", FieldKind::Text),
-        f("issueType", FieldKind::Text),
-        f("targetAmount", FieldKind::Number),
-        f("minAmount", FieldKind::Number),
-        f("maxAmount", FieldKind::Number),
-        f("unitPrice", FieldKind::Number),
-        f("totalShares", FieldKind::Number),
-        f("remainingShares", FieldKind::Number),
-        f("startDate", FieldKind::Date),
-        f("endDate", FieldKind::Date),
-        f("offeringStatus", FieldKind::Text),
-        f("offeringText", FieldKind::Text),
-        f("stampingText", FieldKind::Text),
-        f("escrowAccountNumber", FieldKind::Text),
-        f("field1", FieldKind::Text),
-        f("field2", FieldKind::Text),
-        f("field3", FieldKind::Text),
-        f("createdDate", FieldKind::Date),
-        f("createdIPAddress", FieldKind::Text),
-        f("updatedDate", FieldKind::Date),
-        f("virtualStatus", FieldKind::Text),
-    ],
-    id_field: "offeringId",
-    default_sort: ("createdDate", Dir::Desc),
-    equality_only: false,
-    sort_fallback: false,
-};
+const LIST: ListSpec = ListSpec::newest_first("offeringId")
+    .ids(&["issuerId"])
+    .numbers(&[
+        "targetAmount",
+        "minAmount",
+        "maxAmount",
+        "unitPrice",
+        "totalShares",
+        "remainingShares",
+    ])
+    .dates(&["startDate", "endDate", "createdDate", "updatedDate"])
+    .texts(&[
+        "issueName",
+        "issueType",
+        "offeringStatus",
+        "offeringText",
+        "stampingText",
+        "escrowAccountNumber",
+        "field1",
+        "field2",
+        "field3",
+        "createdIPAddress",
+        "virtualStatus",
+    ]);
 
 /// `GET /v3/offerings`: scope `offering.read` (any PII level: offerings hold no PII),
 /// newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page = records::list::<Offering>(ctx.store(), ctx.client_id(), &q, |o| object(o.list_view())).await?;
-    Ok(page.into_reply("offerings"))
+    records::list::<Offering>(&ctx, p.query_pairs(), &LIST, "offerings", |o, _| object(o.list_view())).await
 }
 
 /// The offering routes.
 pub fn routes() -> Routes {
-    const READ: ScopeReq = ScopeReq {
-        family: "offering.read",
-        min: PiiLevel::Low,
-        name: "offering.read",
-    };
+    const READ: ScopeReq = ScopeReq::new("offering.read", PiiLevel::Low, "offering.read");
     Routes::new()
         .op("createOffering", op!(create))
         .op("updateOffering", op!(update))

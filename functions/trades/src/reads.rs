@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
-use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::list::ListSpec;
 use shared::mask::MASK;
 use shared::model::custodian_settings::CustodianSettings;
 use shared::model::ids::{numeric_id, AccountId};
@@ -211,47 +211,33 @@ struct AllTradesView {
     field1: String,
 }
 
-const LIST: ListSpec = ListSpec {
-    fields: &[
-        f("tradeId", FieldKind::Id),
-        f("offeringId", FieldKind::Id),
-        f("accountId", FieldKind::Id),
-        f("partyId", FieldKind::Id),
-        f("party_type", FieldKind::Text),
-        f("escrowId", FieldKind::Text),
-        f("transactionId", FieldKind::Id),
-        f("transactionType", FieldKind::Text),
-        f("unitPrice", FieldKind::Number),
-        f("totalShares", FieldKind::Number),
-        f("fees", FieldKind::Number),
-        f("totalAmount", FieldKind::Number),
-        f("orderStatus", FieldKind::Text),
-        f("errors", FieldKind::Text),
-        f("documentKey", FieldKind::Text),
-        f("esignStatus", FieldKind::Text),
-        f("users", FieldKind::Text),
-        f("RRApprovalStatus", FieldKind::Text),
-        f("RRName", FieldKind::Text),
-        f("RRApprovalDate", FieldKind::Text),
-        f("PrincipalApprovalStatus", FieldKind::Text),
-        f("PrincipalName", FieldKind::Text),
-        f("PrincipalDate", FieldKind::Text),
-        f("closeId", FieldKind::Text),
-        f("eligibleToClose", FieldKind::Text),
-        f("field1", FieldKind::Text),
-        f("field2", FieldKind::Text),
-        f("field3", FieldKind::Text),
-        f("archived_status", FieldKind::Text),
-        f("archived", FieldKind::Text),
-        f("createdDate", FieldKind::Date),
-        f("createdIpAddress", FieldKind::Text),
-        f("updatedDate", FieldKind::Date),
-    ],
-    id_field: "tradeId",
-    default_sort: ("createdDate", Dir::Desc),
-    equality_only: false,
-    sort_fallback: false,
-};
+const LIST: ListSpec = ListSpec::newest_first("tradeId")
+    .ids(&["offeringId", "accountId", "partyId", "transactionId"])
+    .numbers(&["unitPrice", "totalShares", "fees", "totalAmount"])
+    .texts(&[
+        "party_type",
+        "escrowId",
+        "transactionType",
+        "orderStatus",
+        "errors",
+        "documentKey",
+        "esignStatus",
+        "users",
+        "RRApprovalStatus",
+        "RRName",
+        "RRApprovalDate",
+        "PrincipalApprovalStatus",
+        "PrincipalName",
+        "PrincipalDate",
+        "closeId",
+        "eligibleToClose",
+        "field1",
+        "field2",
+        "field3",
+        "archived_status",
+        "archived",
+        "createdIpAddress",
+    ]);
 
 /// The list filter of existing clients: `filter[]=offeringId:100000` (an array of
 /// `field:value` strings, ANDed; OBSERVED-MORE.md) read as `filter[offeringId]=100000`.
@@ -279,10 +265,8 @@ fn observed_filters(pairs: &[(String, String)]) -> Vec<(String, String)> {
 /// `offeringId`, `accountId` and every stored field (see [`Trade::list_view`]); with
 /// `deleted=true`, `archived` too.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let q = shared::list::parse(&observed_filters(p.query_pairs()), &LIST)?;
-    let with_deleted = q.deleted;
-    let page = records::list::<Trade>(ctx.store(), ctx.client_id(), &q, |t| object(&t.list_view(with_deleted))).await?;
-    Ok(page.into_reply("trades"))
+    let pairs = observed_filters(p.query_pairs());
+    records::list::<Trade>(&ctx, &pairs, &LIST, "trades", |t, q| object(&t.list_view(q.deleted))).await
 }
 
 /// `POST /v3/getAccountTradeHistory`: `accountId` (`148` when unknown or deleted);
@@ -424,11 +408,7 @@ struct PaymentInfoView {
 
 /// The read routes.
 pub fn routes() -> Routes {
-    const READ: ScopeReq = ScopeReq {
-        family: "trade.read",
-        min: PiiLevel::Low,
-        name: "trade.read",
-    };
+    const READ: ScopeReq = ScopeReq::new("trade.read", PiiLevel::Low, "trade.read");
     Routes::new()
         .op("getTrade", op!(get))
         .op("getTradeStatus", op!(get_status))

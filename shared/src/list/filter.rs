@@ -267,16 +267,16 @@ pub(crate) fn interpret(spec: &ListSpec, name: &str, value: &Value) -> Result<Ve
         predicate,
     };
     match value {
-        Value::Object(ops) => interpret_operators(field, ops, spec.equality_only),
-        Value::Array(_) => Ok(vec![filter(Predicate::In(operand_list(field, value)?))]),
-        scalar => Ok(vec![filter(Predicate::In(vec![operand(field, scalar)?]))]),
+        Value::Object(ops) => interpret_operators(&field, ops, spec.equality_only),
+        Value::Array(_) => Ok(vec![filter(Predicate::In(operand_list(&field, value)?))]),
+        scalar => Ok(vec![filter(Predicate::In(vec![operand(&field, scalar)?]))]),
     }
 }
 
 /// Interprets an operator object; range keys (`min`, `max`, `*_inclusive`)
 /// combine into one range, every other operator is its own filter.
 fn interpret_operators(
-    field: &'static FieldSpec,
+    field: &FieldSpec,
     ops: &Map<String, Value>,
     equality_only: bool,
 ) -> Result<Vec<Filter>, ListError> {

@@ -9,54 +9,19 @@ use super::*;
 
 /// Like accounts: equality-only filters, unknown sort fields fall back.
 const ACCOUNTS: ListSpec = ListSpec {
-    fields: &[
-        FieldSpec {
-            name: "accountId",
-            kind: FieldKind::Id,
-        },
-        FieldSpec {
-            name: "accountName",
-            kind: FieldKind::Text,
-        },
-        FieldSpec {
-            name: "createdDate",
-            kind: FieldKind::Date,
-        },
-        FieldSpec {
-            name: "balance",
-            kind: FieldKind::Number,
-        },
-    ],
-    id_field: "accountId",
-    default_sort: ("createdDate", Dir::Desc),
     equality_only: true,
     sort_fallback: true,
+    ..ListSpec::newest_first("accountId")
+        .numbers(&["balance"])
+        .texts(&["accountName"])
 };
 
 /// Like parties: every operator, strict sort.
 const PARTIES: ListSpec = ListSpec {
-    fields: &[
-        FieldSpec {
-            name: "partyId",
-            kind: FieldKind::Id,
-        },
-        FieldSpec {
-            name: "firstName",
-            kind: FieldKind::Text,
-        },
-        FieldSpec {
-            name: "createdDate",
-            kind: FieldKind::Date,
-        },
-        FieldSpec {
-            name: "amount",
-            kind: FieldKind::Number,
-        },
-    ],
-    id_field: "partyId",
     default_sort: ("partyId", Dir::Asc),
-    equality_only: false,
-    sort_fallback: false,
+    ..ListSpec::newest_first("partyId")
+        .numbers(&["amount"])
+        .texts(&["firstName"])
 };
 
 fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {

@@ -213,26 +213,22 @@ pub async fn count<R: Record>(store: &dyn Store, client: &str, include_deleted: 
 }
 
 /// One page of a list resource, rendered, with `totalRecords`.
-pub struct ListPage {
-    pub records: Vec<serde_json::Map<String, serde_json::Value>>,
-    pub total: usize,
-    pub offset: usize,
+struct ListPage {
+    records: Vec<serde_json::Map<String, serde_json::Value>>,
+    total: usize,
+    offset: usize,
 }
 
 impl ListPage {
-    /// The list response: the records under `key` and `pagination`.
-    pub fn into_reply(self, key: &str) -> crate::Reply {
-        let pagination = self.pagination();
+    /// The list response: the records under `key` and `pagination`, part 1's zero-based
+    /// first and last index returned.
+    fn into_reply(self, key: &str) -> crate::Reply {
+        let end = (self.offset + self.records.len()).saturating_sub(1);
+        let pagination = serde_json::json!({"totalRecords": self.total, "startIndex": self.offset, "endIndex": end});
         let records = self.records.into_iter().map(serde_json::Value::Object).collect();
         crate::Reply::ok()
             .with_value(key, serde_json::Value::Array(records))
             .with_value("pagination", pagination)
-    }
-
-    /// The `pagination` object of part 1: zero-based first and last index returned.
-    pub fn pagination(&self) -> serde_json::Value {
-        let end = (self.offset + self.records.len()).saturating_sub(1);
-        serde_json::json!({"totalRecords": self.total, "startIndex": self.offset, "endIndex": end})
     }
 }
 
@@ -246,11 +242,26 @@ impl From<crate::list::ListError> for ApiError {
     }
 }
 
+/// A list endpoint's reply: the query `spec` reads from `pairs`, then one page of the
+/// caller's records of one kind, each rendered by `view` (which may read the query), under
+/// `key` with `pagination`.
+pub async fn list<R: Record>(
+    ctx: &crate::Ctx,
+    pairs: &[(String, String)],
+    spec: &crate::list::ListSpec,
+    key: &str,
+    view: impl Fn(&R, &crate::list::ListQuery) -> serde_json::Map<String, serde_json::Value>,
+) -> Result<crate::Reply, ApiError> {
+    let q = crate::list::parse(pairs, spec)?;
+    let page = list_page::<R>(ctx.store(), ctx.client_id(), &q, |r| view(r, &q)).await?;
+    Ok(page.into_reply(key))
+}
+
 /// Runs a list query over a client's records of one kind. Sorted by `createdDate` with no
 /// filter, it reads the list index and stops after the page, with `totalRecords` from the
 /// counters; otherwise it reads the client's own partition (never the table), filters and
 /// sorts the rendered records.
-pub async fn list<R: Record>(
+async fn list_page<R: Record>(
     store: &dyn Store,
     client: &str,
     q: &crate::list::ListQuery,
