@@ -4,7 +4,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::auth::PiiLevel;
-use crate::records::Record;
 
 /// An account, stored with the field names of part 2's Account resource.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -86,18 +85,7 @@ pub struct Account {
     pub updated: String,
 }
 
-impl Record for Account {
-    const KIND: &'static str = "ACCOUNT";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(Account, "ACCOUNT", id);
 
 /// Fields `account.read.pii_medium` / `pii_low` see in clear (CONTRACT: the base fields).
 const ACCOUNT_BASE: &[&str] = &[

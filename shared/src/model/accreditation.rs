@@ -9,7 +9,6 @@ use serde_json::{Map, Value};
 
 use crate::mask::MASK;
 use crate::model::Account;
-use crate::records::Record;
 use crate::webhooks::{view_event, Event};
 
 /// The status of a new request.
@@ -49,18 +48,7 @@ pub struct AiRequest {
     pub updated: String,
 }
 
-impl Record for AiRequest {
-    const KIND: &'static str = "AIREQUEST";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(AiRequest, "AIREQUEST", id);
 
 /// The account `accreditedStatus` a request status decides: `Approved` → `Verified
 /// Accredited`, `rejected` → `Not Accredited` (any casing, surrounding blanks ignored);

@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::mask::REDACTED;
-use crate::records::Record;
 
 /// The supplement's own fields, in part 1's webhook order (after `entityID`). All free
 /// text, stored as sent; `boSSN` is a social security number.
@@ -54,18 +53,7 @@ pub struct EntitySupp {
     pub deleted: bool,
 }
 
-impl Record for EntitySupp {
-    const KIND: &'static str = "ENTITYSUPP";
-    fn id(&self) -> &str {
-        &self.entity_id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(EntitySupp, "ENTITYSUPP", entity_id);
 
 impl EntitySupp {
     /// A field's stored value (empty when never set).

@@ -4,7 +4,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::mask::b64;
-use crate::records::Record;
 
 pub use super::ids::no_issuer;
 
@@ -39,18 +38,7 @@ pub struct Issuer {
     pub updated_ip: String,
 }
 
-impl Record for Issuer {
-    const KIND: &'static str = "ISSUER";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(Issuer, "ISSUER", id);
 
 impl Issuer {
     /// The issuer record of getIssuer, getAllIssuers and `GET /v3/issuers` (part 2's fields).
@@ -170,18 +158,7 @@ pub struct IssuerAccount {
     pub updated: String,
 }
 
-impl Record for IssuerAccount {
-    const KIND: &'static str = "ISSUERACCOUNT";
-    fn id(&self) -> &str {
-        &self.issuer_id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(IssuerAccount, "ISSUERACCOUNT", issuer_id);
 
 /// The status of a financial account while it exists (the account is storage only: no review).
 pub const ISSUER_ACCOUNT_ACTIVE: &str = "Active";

@@ -7,7 +7,6 @@ use serde_json::Value;
 
 use crate::ids::IdKind;
 use crate::providers::kyc::Question;
-use crate::records::Record;
 
 /// Numbers handed to the provider as references (its sandbox uses them as report IDs).
 pub const REPORT: IdKind = IdKind {
@@ -91,18 +90,7 @@ pub struct KycRecord {
     pub updated: String,
 }
 
-impl Record for KycRecord {
-    const KIND: &'static str = "KYC";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(KycRecord, "KYC", id);
 
 impl KycRecord {
     pub fn slot(&self, t: CheckType) -> Option<&CheckResponse> {
@@ -161,18 +149,7 @@ impl KycRequest {
     }
 }
 
-impl Record for KycRequest {
-    const KIND: &'static str = "KYCREQUEST";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(KycRequest, "KYCREQUEST", id);
 
 /// A billing entry of a billed operation, written only in production.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -191,18 +168,7 @@ pub struct BillingEntry {
     pub created: String,
 }
 
-impl Record for BillingEntry {
-    const KIND: &'static str = "BILLING";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(BillingEntry, "BILLING", id);
 
 /// performKycAml's and performKycAmlBasic's answer, also stored as the check's response: an
 /// entity's `AML SCORE` or an individual's `kyc.response`, then the statuses.

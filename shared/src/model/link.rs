@@ -3,8 +3,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::records::Record;
-
 /// The roles part 2 allows; anything else is rejected.
 pub const LINK_TYPES: &[&str] = &[
     "owner",
@@ -53,18 +51,7 @@ pub struct Link {
     pub updated: String,
 }
 
-impl Record for Link {
-    const KIND: &'static str = "LINK";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(Link, "LINK", id);
 
 impl Link {
     /// The link record of `getLink` and `GET /v3/links`.

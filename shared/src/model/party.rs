@@ -96,18 +96,7 @@ pub struct Party {
     pub updated: String,
 }
 
-impl Record for Party {
-    const KIND: &'static str = "PARTY";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(Party, "PARTY", id);
 
 /// Fields every PII level sees in clear (the rest are `REDACTED` below `High`).
 const PARTY_BASE: &[&str] = &[
@@ -229,18 +218,7 @@ pub struct Entity {
     pub updated: String,
 }
 
-impl Record for Entity {
-    const KIND: &'static str = "ENTITY";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(Entity, "ENTITY", id);
 
 impl Entity {
     /// The record of `GET /v3/entities` (scope `party.read.pii_high`: every field in clear).

@@ -4,8 +4,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::records::Record;
-
 /// The stored suitability of an account: calculateSuitability's parameters (part 2 and the
 /// observed extras) plus the score calculated from them and the dates.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -45,18 +43,7 @@ pub struct Suitability {
     pub updated: String,
 }
 
-impl Record for Suitability {
-    const KIND: &'static str = "SUITABILITY";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(Suitability, "SUITABILITY", id);
 
 /// The parameters a suitability takes, by their names, in record order (the score is
 /// calculated, the rest are sent).

@@ -11,7 +11,6 @@ use serde_json::Value;
 use crate::error::ApiError;
 use crate::mask::MASK;
 use crate::model::offering::{self, six_decimals, OfferingChange, PurchaseEntry};
-use crate::records::Record;
 use crate::webhooks::{view_event, Event};
 
 /// `190`: the trade's status does not allow the operation (the incumbent's "Trade status
@@ -230,18 +229,7 @@ pub struct Trade {
     pub updated_ip: String,
 }
 
-impl Record for Trade {
-    const KIND: &'static str = "TRADE";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(Trade, "TRADE", id);
 
 /// `transactionType` as stored: upper case, without spaces or underscores.
 pub fn normalize_transaction_type(raw: &str) -> String {

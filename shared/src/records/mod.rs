@@ -41,6 +41,26 @@ pub trait Record: Serialize + DeserializeOwned + Send + Sync {
     fn read_attrs(&mut self, _item: &Item) {}
 }
 
+/// Implements [`Record`] for `$ty` of kind `$kind`, its ID in the field `$id`, with the
+/// `created` and `deleted` fields every stored record keeps.
+macro_rules! record {
+    ($ty:ty, $kind:literal, $id:ident) => {
+        impl $crate::records::Record for $ty {
+            const KIND: &'static str = $kind;
+            fn id(&self) -> &str {
+                &self.$id
+            }
+            fn created(&self) -> &str {
+                &self.created
+            }
+            fn deleted(&self) -> bool {
+                self.deleted
+            }
+        }
+    };
+}
+pub(crate) use record;
+
 /// The partition holding a client's records of one kind.
 pub fn partition<R: Record>(client: &str) -> String {
     format!("{client}#{}", R::KIND)
