@@ -13,11 +13,7 @@ use crate::http::params::{Params, Upload};
 use crate::ids::{sortable, IdKind};
 use crate::store::{Cond, Index, Key, Query, SkRange, Val, Write};
 
-pub const DOCUMENT: IdKind = IdKind {
-    counter: "document",
-    prefix: "",
-    first: 100_000,
-};
+pub const DOCUMENT: IdKind = IdKind::numeric("document", 100_000);
 
 /// The smallest document accepted (part 1, Limits).
 pub const MIN_BYTES: usize = 1024;

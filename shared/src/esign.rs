@@ -155,10 +155,9 @@ pub const OPERATOR_PURPOSE: &str = "operator";
 
 /// The platform's record of an envelope it sent.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Envelope {
-    #[serde(rename = "documentKey")]
     pub document_key: String,
-    #[serde(rename = "templateIds")]
     pub template_ids: Vec<String>,
     pub signers: Vec<Signer>,
     pub purpose: Purpose,

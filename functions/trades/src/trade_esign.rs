@@ -46,25 +46,20 @@ pub const NDA_SIGNED_METHOD: &str = "updateNdaDocuSignStatus";
 
 /// One template of an offering sent to a trade's primary party (one envelope).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SignDoc {
     /// Numeric, from the service-wide document counter.
     pub id: String,
-    #[serde(rename = "tradeId")]
     pub trade_id: String,
-    #[serde(rename = "offeringId")]
     pub offering_id: String,
-    #[serde(rename = "accountId")]
     pub account_id: String,
     /// The signer: the account's primary party when it was sent.
-    #[serde(rename = "partyId")]
     pub party_id: String,
     /// The envelope.
-    #[serde(rename = "documentKey")]
     pub document_key: String,
     /// The e-signature account's template ID.
     #[serde(rename = "templateId")]
     pub template_key: String,
-    #[serde(rename = "templateName")]
     pub template_name: String,
     /// The offering's template record it came from (`templateNameID`).
     #[serde(rename = "docsId")]
@@ -395,24 +390,18 @@ pub async fn cancellation_voids(ctx: &Ctx, before: &Trade, after: &mut Trade, no
 
 /// A non-disclosure agreement sent to an account's primary party for an offering.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Nda {
     /// Numeric, from the service-wide document counter.
-    #[serde(rename = "refNum")]
     pub ref_num: String,
-    #[serde(rename = "accountId")]
     pub account_id: String,
-    #[serde(rename = "partyId")]
     pub party_id: String,
-    #[serde(rename = "offeringId")]
     pub offering_id: String,
     /// The client platform's own user ID for the investor, as sent (empty when not).
-    #[serde(rename = "maasuserId")]
     pub maasuser_id: String,
     #[serde(rename = "templateId")]
     pub template_key: String,
-    #[serde(rename = "templateName")]
     pub template_name: String,
-    #[serde(rename = "documentKey")]
     pub document_key: String,
     /// The account's NDAs for the offering are numbered 1, 2, ... (a new one after a
     /// declined or voided one).

@@ -20,22 +20,18 @@ pub const NOT_ACCREDITED: &str = "Not Accredited";
 
 /// An accreditation request, stored with the field names of part 2's Accreditation request.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct AiRequest {
     #[serde(rename = "airequestId")]
     pub id: String,
-    #[serde(rename = "accountId")]
     pub account_id: String,
     /// As sent (`Upload` expected, not validated).
-    #[serde(rename = "aiMethod")]
     pub ai_method: String,
     /// As sent (optional parameter of requestAiVerification).
     pub allow: String,
     /// When the latest decision (`Approved` or `rejected`) was made; empty before.
-    #[serde(rename = "aiDate")]
     pub ai_date: String,
     /// Who made the latest reviewer status change.
-    #[serde(rename = "reviewedBy")]
     pub reviewed_by: String,
     pub notes: String,
     /// Stored as sent, any casing (part 2: no fixed list).
@@ -142,28 +138,22 @@ impl AiRequest {
 /// the account's `accountName` and `accreditedStatus` as stored, and the masked `clientId`
 /// and `developerAPIKey`.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Details<'a> {
     #[serde(rename = "airequestId")]
     id: &'a str,
-    #[serde(rename = "accountId")]
     account_id: &'a str,
-    #[serde(rename = "aiMethod")]
     ai_method: &'a str,
     allow: &'a str,
-    #[serde(rename = "aiDate")]
     ai_date: &'a str,
-    #[serde(rename = "reviewedBy")]
     reviewed_by: &'a str,
     notes: &'a str,
     #[serde(rename = "aiRequestStatus")]
     status: &'a str,
     #[serde(rename = "createdDate")]
     created: &'a str,
-    #[serde(rename = "accountName")]
     account_name: &'a str,
-    #[serde(rename = "accreditedStatus")]
     accredited_status: &'a str,
-    #[serde(rename = "clientId")]
     client_id: &'a str,
     #[serde(rename = "developerAPIKey")]
     developer_api_key: &'a str,
@@ -172,8 +162,8 @@ pub struct Details<'a> {
 /// `accountId`, `aiRequestStatus`, `airequestId`, [`notes`,] `accreditedStatus` (the
 /// account's value as stored after the call).
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Summary<'a> {
-    #[serde(rename = "accountId")]
     account_id: &'a str,
     #[serde(rename = "aiRequestStatus")]
     status: &'a str,
@@ -181,7 +171,6 @@ pub struct Summary<'a> {
     id: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     notes: Option<&'a str>,
-    #[serde(rename = "accreditedStatus")]
     accredited_status: &'a str,
 }
 

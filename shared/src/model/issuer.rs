@@ -10,21 +10,16 @@ pub use super::ids::no_issuer;
 /// An issuer. `issuerStatus` is free text: `Pending` at creation, then whatever
 /// `updateIssuer` supplies.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Issuer {
     #[serde(rename = "issuerId")]
     pub id: String,
-    #[serde(rename = "issuerName")]
     pub issuer_name: String,
-    #[serde(rename = "firstName")]
     pub first_name: String,
-    #[serde(rename = "lastName")]
     pub last_name: String,
     pub email: String,
     /// Digits, or `None` (a read answers `null`) when never given.
-    #[serde(rename = "phoneNumber")]
     pub phone_number: Option<String>,
-    #[serde(rename = "issuerStatus")]
     pub issuer_status: String,
     pub field1: String,
     pub deleted: bool,
@@ -108,25 +103,19 @@ pub struct IssuerStatusView {
 /// issuer's ID. SSN and date of birth are stored as sent; createIssuerAccount answers them
 /// base64-encoded and getIssuerAccount decoded.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct IssuerAccount {
-    #[serde(rename = "issuerId")]
     pub issuer_id: String,
     #[serde(rename = "accountfirstName")]
     pub account_first_name: String,
     #[serde(rename = "accountlastName")]
     pub account_last_name: String,
-    #[serde(rename = "accountType")]
     pub account_type: String,
-    #[serde(rename = "companyName")]
     pub company_name: String,
-    #[serde(rename = "companyState")]
     pub company_state: String,
-    #[serde(rename = "entityType")]
     pub entity_type: String,
     #[serde(rename = "companyTaxID")]
     pub company_tax_id: String,
-    #[serde(rename = "accountMiddleInitial")]
     pub account_middle_initial: String,
     #[serde(rename = "socialSecurityNumber")]
     pub ssn: String,
@@ -135,17 +124,13 @@ pub struct IssuerAccount {
     pub resident_us: String,
     #[serde(rename = "citizenUS")]
     pub citizen_us: String,
-    #[serde(rename = "addressLine1")]
     pub address_line1: String,
-    #[serde(rename = "addressLine2")]
     pub address_line2: String,
     pub city: String,
     pub state: String,
     pub zip: String,
     pub country: String,
-    #[serde(rename = "issuingCountry")]
     pub issuing_country: String,
-    #[serde(rename = "additionalInfo")]
     pub additional_info: String,
     #[serde(rename = "issuerAccountStatus")]
     pub status: String,

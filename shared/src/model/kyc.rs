@@ -9,18 +9,10 @@ use crate::ids::IdKind;
 use crate::providers::kyc::Question;
 
 /// Numbers handed to the provider as references (its sandbox uses them as report IDs).
-pub const REPORT: IdKind = IdKind {
-    counter: "kycreport",
-    prefix: "",
-    first: 3_000_000_000,
-};
+pub const REPORT: IdKind = IdKind::numeric("kycreport", 3_000_000_000);
 
 /// requestKycAml request IDs.
-pub const REQUEST: IdKind = IdKind {
-    counter: "kycrequest",
-    prefix: "",
-    first: 500_000,
-};
+pub const REQUEST: IdKind = IdKind::numeric("kycrequest", 500_000);
 
 /// Seconds the answers to the follow-up questions may take (part 1, Limits).
 pub const ANSWER_WINDOW_SECS: i64 = 600;
@@ -50,13 +42,11 @@ impl CheckType {
 
 /// One stored provider response.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct CheckResponse {
     /// When the check ran (`YYYY-MM-DD HH:MM:SS`).
-    #[serde(rename = "createdAt")]
     pub created_at: String,
     /// The provider's report ID (`id-number`).
-    #[serde(rename = "reportId")]
     pub report_id: String,
     /// The response body as the check answered it (without the envelope).
     pub response: Value,
@@ -114,19 +104,15 @@ impl KycRecord {
 /// The review fills it in: updateKycAmlRequest moves `requestStatus`, updateKycAmlStatus
 /// (or the operator's review) records the decided `kycStatus`/`amlStatus`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct KycRequest {
     #[serde(rename = "investorId")]
     pub id: String,
-    #[serde(rename = "requestId")]
     pub request_id: String,
     /// `Pending` when made; then as sent to updateKycAmlRequest (no fixed list).
-    #[serde(rename = "requestStatus")]
     pub request_status: String,
     /// The reviewer's decision, as sent; empty until one is made.
-    #[serde(rename = "kycStatus")]
     pub kyc_status: String,
-    #[serde(rename = "amlStatus")]
     pub aml_status: String,
     pub notes: String,
     pub deleted: bool,
@@ -207,10 +193,9 @@ pub struct AmlDetails<'a> {
 
 /// updateKycAml's record and webhook once the answers pass.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct KycPassed<'a> {
-    #[serde(rename = "partyId")]
     pub party_id: &'a str,
-    #[serde(rename = "kycStatus")]
     pub kyc_status: &'a str,
 }
 
@@ -227,9 +212,8 @@ pub struct PartyStatus<'a> {
 
 /// requestKycAml's record.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RequestRef<'a> {
-    #[serde(rename = "investorId")]
     pub investor_id: &'a str,
-    #[serde(rename = "requestId")]
     pub request_id: &'a str,
 }

@@ -59,9 +59,8 @@ pub struct NoteView<'a> {
 
 /// The getAccountNotes webhook: the account and how many notes it has.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct NotesCount<'a> {
-    #[serde(rename = "accountId")]
     pub account_id: &'a str,
-    #[serde(rename = "notesCount")]
     pub notes_count: usize,
 }

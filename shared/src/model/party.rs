@@ -164,29 +164,20 @@ pub(crate) fn redact(m: &mut Map<String, Value>, always: &[&str], base: &[&str],
 /// An entity party, stored with the field names of `getEntity` / `GET /v3/entities`
 /// (`KYCstatus` casing).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Entity {
     #[serde(rename = "partyId")]
     pub id: String,
-    #[serde(rename = "entityName")]
     pub entity_name: String,
-    #[serde(rename = "entityType")]
     pub entity_type: String,
-    #[serde(rename = "entityDesc")]
     pub entity_desc: String,
     pub ein: String,
     pub domicile: String,
-    #[serde(rename = "primAddress1")]
     pub prim_address1: String,
-    #[serde(rename = "primAddress2")]
     pub prim_address2: String,
-    #[serde(rename = "primCity")]
     pub prim_city: String,
-    #[serde(rename = "primState")]
     pub prim_state: String,
-    #[serde(rename = "primZip")]
     pub prim_zip: String,
-    #[serde(rename = "primCountry")]
     pub prim_country: String,
     #[serde(rename = "emailAddress")]
     pub email: String,
@@ -194,7 +185,6 @@ pub struct Entity {
     pub email2: String,
     pub phone: String,
     pub phone2: String,
-    #[serde(rename = "totalAssets")]
     pub total_assets: Option<i64>,
     #[serde(rename = "ownersAI")]
     pub owners_ai: String,
@@ -204,7 +194,6 @@ pub struct Entity {
     pub aml_status: String,
     #[serde(rename = "AMLdate")]
     pub aml_date: String,
-    #[serde(rename = "formationDate")]
     pub formation_date: String,
     pub tags: String,
     pub notes: String,

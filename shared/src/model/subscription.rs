@@ -9,28 +9,20 @@ use serde::{Deserialize, Serialize};
 use crate::ids::IdKind;
 
 /// The counter of `templateNameID`s.
-pub const SUBSCRIPTION: IdKind = IdKind {
-    counter: "subscription",
-    prefix: "",
-    first: 100_000,
-};
+pub const SUBSCRIPTION: IdKind = IdKind::numeric("subscription", 100_000);
 
 /// A template attached to an offering.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct OfferingTemplate {
     /// The service's numeric ID (`templateNameID`; `templateId` in getSubscriptionsforOffering).
     #[serde(rename = "templateId")]
     pub id: String,
-    #[serde(rename = "offeringId")]
     pub offering_id: String,
     /// The e-signature account's template ID: what an envelope sends.
-    #[serde(rename = "templateKey")]
     pub template_key: String,
-    #[serde(rename = "templateName")]
     pub template_name: String,
     /// The template's `uri` at the provider.
-    #[serde(rename = "templateUrl")]
     pub template_url: String,
     #[serde(rename = "createdDate")]
     pub created: String,

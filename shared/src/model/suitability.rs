@@ -7,32 +7,22 @@ use serde_json::{Map, Value};
 /// The stored suitability of an account: calculateSuitability's parameters (part 2 and the
 /// observed extras) plus the score calculated from them and the dates.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Suitability {
     #[serde(rename = "accountId")]
     pub id: String,
     #[serde(rename = "suitabilityScore")]
     pub score: String,
-    #[serde(rename = "riskProfile")]
     pub risk_profile: String,
-    #[serde(rename = "investmentExperience")]
     pub investment_experience: String,
-    #[serde(rename = "privOffExperience")]
     pub priv_off_experience: String,
-    #[serde(rename = "pctPrivSecurities")]
     pub pct_priv_securities: String,
-    #[serde(rename = "pctIlliquidSecurities")]
     pub pct_illiquid_securities: String,
-    #[serde(rename = "pctLiquidSecurities")]
     pub pct_liquid_securities: String,
-    #[serde(rename = "pctRealEstate")]
     pub pct_real_estate: String,
-    #[serde(rename = "timeHorizon")]
     pub time_horizon: String,
     pub education: String,
-    #[serde(rename = "financialAdvisor")]
     pub financial_advisor: String,
-    #[serde(rename = "investmentObjective")]
     pub investment_objective: String,
     pub notes: String,
     pub additionalnotes: String,

@@ -57,10 +57,9 @@ pub const SANDBOX_OWNER_EMAIL: &str = "esign-admin@sandbox.invalid";
 
 /// The owner of a template, as e-signature providers describe it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TemplateOwner {
-    #[serde(rename = "userName")]
     pub user_name: String,
-    #[serde(rename = "userId")]
     pub user_id: String,
     pub email: String,
 }
@@ -68,6 +67,7 @@ pub struct TemplateOwner {
 /// A template of the connected account. Serializes to fetchSubscriptionDocuments' element,
 /// fields in part 2's order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Template {
     #[serde(rename = "templateId")]
     pub id: String,
@@ -77,13 +77,10 @@ pub struct Template {
     pub description: String,
     /// ISO 8601, UTC.
     pub created: String,
-    #[serde(rename = "lastModified")]
     pub last_modified: String,
-    #[serde(rename = "pageCount")]
     pub page_count: u32,
     /// The template's path at the provider (`/templates/<templateId>`).
     pub uri: String,
-    #[serde(rename = "folderName")]
     pub folder_name: String,
     pub owner: TemplateOwner,
 }
