@@ -6,14 +6,14 @@ use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::ListSpec;
 use shared::model::ids::no_party;
-use shared::model::party::{PartyRecord, PartyRef};
+use shared::model::party::{PartyRecord, PartyRef, Setter};
 use shared::model::{validate, Entity};
 use shared::records;
 use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::support::Checks;
+use crate::support::{apply_texts, require, Checks};
 
 const FIELDS: &[&str] = &[
     "entityName",
@@ -41,62 +41,22 @@ const FIELDS: &[&str] = &[
     "formationDate",
 ];
 
-/// createEntity's required parameters, in the order `106` reports them.
-const REQUIRED: &[&str] = &[
-    "entityName",
-    "primCountry",
-    "primAddress1",
-    "primCity",
-    "primState",
-    "primZip",
-    "emailAddress",
-];
+/// createEntity's required parameters (the first of [`FIELDS`]), in the order `106`
+/// reports them.
+const REQUIRED: &[&str] = FIELDS.split_at(7).0;
 
-type Setter = fn(&mut Entity, String);
-
-/// The free-text parameters and where each is stored (verbatim, statuses included).
-const TEXT: &[(&str, Setter)] = &[
+/// The free-text parameters only entities take, and where each is stored.
+const TEXT: &[Setter<Entity>] = &[
     ("entityName", |r, v| r.entity_name = v),
-    ("primCountry", |r, v| r.prim_country = v),
-    ("primAddress1", |r, v| r.prim_address1 = v),
-    ("primCity", |r, v| r.prim_city = v),
-    ("primState", |r, v| r.prim_state = v),
-    ("primZip", |r, v| r.prim_zip = v),
-    ("emailAddress", |r, v| r.email = v),
-    ("domicile", |r, v| r.domicile = v),
     ("entityType", |r, v| r.entity_type = v),
     ("entityDesc", |r, v| r.entity_desc = v),
     ("ein", |r, v| r.ein = v),
-    ("primAddress2", |r, v| r.prim_address2 = v),
-    ("emailAddress2", |r, v| r.email2 = v),
-    ("phone", |r, v| r.phone = v),
-    ("phone2", |r, v| r.phone2 = v),
-    ("notes", |r, v| r.notes = v),
     ("ownersAI", |r, v| r.owners_ai = v),
-    ("KYCstatus", |r, v| r.kyc_status = v),
-    ("AMLstatus", |r, v| r.aml_status = v),
-    ("AMLdate", |r, v| r.aml_date = v),
 ];
-
-/// `106` for a required parameter that is blank, or absent when `creating`.
-fn require_params(p: &Params, creating: bool) -> Result<(), ApiError> {
-    for name in REQUIRED {
-        match p.opt(&[name])? {
-            None if !creating => {}
-            Some(v) if !v.trim().is_empty() => {}
-            _ => return Err(ApiError::missing(name)),
-        }
-    }
-    Ok(())
-}
 
 /// Sets every parameter the request sends (and only those), checking formats (`106`).
 fn apply(p: &Params, r: &mut Entity) -> Result<(), ApiError> {
-    for (name, set) in TEXT {
-        if let Some(v) = p.opt(&[name])? {
-            set(r, v);
-        }
-    }
+    apply_texts(p, r, TEXT)?;
     if p.opt(&["totalAssets"])?.is_some() {
         r.total_assets = p.int("totalAssets")?;
     }
@@ -121,7 +81,7 @@ fn flag_checks(p: &Params) -> Result<Checks, ApiError> {
 /// `PUT /v3/createEntity` (sends no webhook, as part 1 says).
 pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
-    require_params(&p, true)?;
+    require(&p, REQUIRED, true)?;
     let mut entity = Entity {
         created_ip: ctx.ip.to_string(),
         ..Entity::default()
@@ -143,7 +103,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
     let id = p.req(&["partyId"])?;
-    require_params(&p, false)?;
+    require(&p, REQUIRED, false)?;
     apply(&p, &mut Entity::default())?;
     let checks = flag_checks(&p)?;
     let entity = ctx

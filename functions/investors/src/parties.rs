@@ -7,7 +7,7 @@ use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::ListSpec;
 use shared::model::ids::no_party;
-use shared::model::party::PartyRecord;
+use shared::model::party::{PartyRecord, Setter};
 use shared::model::validate;
 use shared::model::{Entity, Party};
 use shared::records;
@@ -15,7 +15,7 @@ use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::support::{all, flag_param, int_at_least, Checks};
+use crate::support::{all, apply_texts, flag_param, int_at_least, require, Checks};
 
 /// Parameters createParty takes (and the field permissions they need).
 const FIELDS: &[&str] = &[
@@ -61,37 +61,15 @@ const FIELDS: &[&str] = &[
     "invest_to",
 ];
 
-/// createParty's required parameters, in the order `106` reports them.
-const REQUIRED: &[&str] = &[
-    "firstName",
-    "lastName",
-    "dob",
-    "primCountry",
-    "primAddress1",
-    "primCity",
-    "primState",
-    "primZip",
-    "emailAddress",
-];
+/// createParty's required parameters (the first of [`FIELDS`]), in the order `106` reports
+/// them.
+const REQUIRED: &[&str] = FIELDS.split_at(9).0;
 
-type Setter = fn(&mut Party, String);
-
-/// The free-text parameters and where each is stored (verbatim, statuses included).
-const TEXT: &[(&str, Setter)] = &[
+/// The free-text parameters only individual parties take, and where each is stored.
+const TEXT: &[Setter<Party>] = &[
     ("firstName", |r, v| r.first_name = v),
     ("lastName", |r, v| r.last_name = v),
-    ("primCountry", |r, v| r.prim_country = v),
-    ("primAddress1", |r, v| r.prim_address1 = v),
-    ("primCity", |r, v| r.prim_city = v),
-    ("primState", |r, v| r.prim_state = v),
-    ("primZip", |r, v| r.prim_zip = v),
-    ("emailAddress", |r, v| r.email = v),
-    ("domicile", |r, v| r.domicile = v),
     ("middleInitial", |r, v| r.middle_initial = v),
-    ("primAddress2", |r, v| r.prim_address2 = v),
-    ("emailAddress2", |r, v| r.email2 = v),
-    ("phone", |r, v| r.phone = v),
-    ("phone2", |r, v| r.phone2 = v),
     ("occupation", |r, v| r.occupation = v),
     ("associatedPerson", |r, v| r.associated_person = v),
     ("empCountry", |r, v| r.emp_country = v),
@@ -102,10 +80,6 @@ const TEXT: &[(&str, Setter)] = &[
     ("empZip", |r, v| r.emp_zip = v),
     ("empName", |r, v| r.emp_name = v),
     ("empStatus", |r, v| r.emp_status = v),
-    ("KYCstatus", |r, v| r.kyc_status = v),
-    ("AMLstatus", |r, v| r.aml_status = v),
-    ("AMLdate", |r, v| r.aml_date = v),
-    ("notes", |r, v| r.notes = v),
     ("field1", |r, v| r.field1 = v),
     ("field2", |r, v| r.field2 = v),
     ("field3", |r, v| r.field3 = v),
@@ -130,18 +104,11 @@ fn is_non_resident(domicile: &str) -> bool {
 /// `106` for a required parameter that is blank, or absent when `creating`. `primState`
 /// is left to [`require_state`] on updates (it depends on the stored `domicile`).
 fn require_params(p: &Params, creating: bool) -> Result<(), ApiError> {
-    let non_resident = is_non_resident(&p.text(&["domicile"])?);
-    for name in REQUIRED {
-        if *name == "primState" && (non_resident || !creating) {
-            continue;
-        }
-        match p.opt(&[name])? {
-            None if !creating => {}
-            Some(v) if !v.trim().is_empty() => {}
-            _ => return Err(ApiError::missing(name)),
-        }
-    }
-    Ok(())
+    let state_elsewhere = is_non_resident(&p.text(&["domicile"])?) || !creating;
+    let names = REQUIRED
+        .iter()
+        .filter(|name| !(**name == "primState" && state_elsewhere));
+    require(p, names, creating)
 }
 
 /// `primState` is required unless the party is a non-resident.
@@ -154,11 +121,7 @@ fn require_state(r: &Party) -> Result<(), ApiError> {
 
 /// Sets every parameter the request sends (and only those), checking formats (`106`).
 fn apply(p: &Params, r: &mut Party) -> Result<(), ApiError> {
-    for (name, set) in TEXT {
-        if let Some(v) = p.opt(&[name])? {
-            set(r, v);
-        }
-    }
+    apply_texts(p, r, TEXT)?;
     if let Some(v) = p.opt(&["dob"])? {
         r.dob = validate::date("dob", &v)?;
     }

@@ -6,12 +6,35 @@
 use shared::model::flags::FlagKind;
 use shared::model::ids::no_party;
 use shared::model::kyc::BillingEntry;
-use shared::model::party::{PartyRecord, PartyRef};
+use shared::model::party::{PartyRecord, PartyRef, Setter};
 use shared::records::flags::FlagItems;
 use shared::records::{self, Record};
 use shared::store::{Index, Query, Write};
 use shared::webhooks::{record_event, view_event};
 use shared::{ApiError, Ctx, Environment, Params, Plan, Reply};
+
+/// `106` for a required parameter that is blank, or absent when `creating`.
+pub fn require<'a>(p: &Params, names: impl IntoIterator<Item = &'a &'a str>, creating: bool) -> Result<(), ApiError> {
+    for name in names {
+        match p.opt(&[name])? {
+            None if !creating => {}
+            Some(v) if !v.trim().is_empty() => {}
+            _ => return Err(ApiError::missing(name)),
+        }
+    }
+    Ok(())
+}
+
+/// Sets the contact parameters and those of `own` the request sends (and only those),
+/// verbatim.
+pub fn apply_texts<R: PartyRecord>(p: &Params, r: &mut R, own: &[Setter<R>]) -> Result<(), ApiError> {
+    for (name, set) in R::CONTACT.iter().chain(own) {
+        if let Some(v) = p.opt(&[name])? {
+            set(r, v);
+        }
+    }
+    Ok(())
+}
 
 /// The flag checks of one request: each a transaction item with the error it stands for.
 #[derive(Clone, Default)]
@@ -146,11 +169,7 @@ pub async fn get<R: Searchable>(ctx: &Ctx, p: &Params, method: &str, key: &str) 
 
 /// deleteParty and deleteEntity: a virtual delete of the caller's live record (`198`
 /// otherwise); the `method` webhook carries `partyId`.
-pub async fn delete_virtually<R: PartyRecord + 'static>(
-    ctx: &Ctx,
-    id: String,
-    method: &str,
-) -> Result<Reply, ApiError> {
+pub async fn delete_virtually<R: PartyRecord>(ctx: &Ctx, id: String, method: &str) -> Result<Reply, ApiError> {
     let method = method.to_owned();
     ctx.transact(async move |ctx, _| {
         let stored = records::live::<R>(&ctx, &id, no_party).await?;

@@ -255,15 +255,21 @@ pub struct StatusView<'a> {
     aml_status: &'a str,
 }
 
+/// A text parameter of a party or entity request and where the record stores it.
+pub type Setter<R> = (&'static str, fn(&mut R, String));
+
 /// What individual parties and entities share and change alike (KYC/AML decisions,
 /// archiving, virtual deletes).
-pub trait PartyRecord: Record + Clone {
+pub trait PartyRecord: Record + Clone + 'static {
     /// `kycStatus`, `amlStatus` and `amlDate`.
     fn statuses_mut(&mut self) -> (&mut String, &mut String, &mut String);
     fn archived_mut(&mut self) -> &mut bool;
     fn deleted_mut(&mut self) -> &mut bool;
     fn updated_mut(&mut self) -> &mut String;
     fn status_view(&self) -> StatusView<'_>;
+    /// The request parameters both kinds store verbatim (statuses included), by name, and
+    /// where each is stored.
+    const CONTACT: &'static [Setter<Self>];
 
     /// Sets `kycStatus` when given and `amlStatus` with `amlDate` when given, at `now`.
     fn set_statuses(&mut self, kyc: Option<&str>, aml: Option<(&str, &str)>, now: &str) {
@@ -282,6 +288,23 @@ pub trait PartyRecord: Record + Clone {
 macro_rules! party_record {
     ($t:ty) => {
         impl PartyRecord for $t {
+            const CONTACT: &'static [Setter<Self>] = &[
+                ("primCountry", |r, v| r.prim_country = v),
+                ("primAddress1", |r, v| r.prim_address1 = v),
+                ("primCity", |r, v| r.prim_city = v),
+                ("primState", |r, v| r.prim_state = v),
+                ("primZip", |r, v| r.prim_zip = v),
+                ("emailAddress", |r, v| r.email = v),
+                ("domicile", |r, v| r.domicile = v),
+                ("primAddress2", |r, v| r.prim_address2 = v),
+                ("emailAddress2", |r, v| r.email2 = v),
+                ("phone", |r, v| r.phone = v),
+                ("phone2", |r, v| r.phone2 = v),
+                ("notes", |r, v| r.notes = v),
+                ("KYCstatus", |r, v| r.kyc_status = v),
+                ("AMLstatus", |r, v| r.aml_status = v),
+                ("AMLdate", |r, v| r.aml_date = v),
+            ];
             fn statuses_mut(&mut self) -> (&mut String, &mut String, &mut String) {
                 (&mut self.kyc_status, &mut self.aml_status, &mut self.aml_date)
             }
