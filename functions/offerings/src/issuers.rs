@@ -13,7 +13,7 @@ use shared::records::issuer::live_issuer;
 use shared::webhooks::view_event;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{issuer_id, newest, object, required_if_permitted};
+use crate::support::{issuer_id, required_if_permitted};
 
 /// The fields an issuer request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -189,7 +189,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `issuerDetails`, the live issuers newest first, at most 10,000.
 pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
     ctx.transact(async move |ctx, _| {
-        let issuers = newest::<Issuer>(&ctx, ALL_MAX).await?;
+        let issuers = records::newest::<Issuer>(&ctx, ALL_MAX).await?;
         let ids: Vec<&str> = issuers.iter().map(|i| i.id.as_str()).collect();
         let event = view_event(
             "getAllIssuers",
@@ -214,7 +214,10 @@ const LIST: ListSpec = ListSpec::newest_first("issuerId").texts(&[
 
 /// `GET /v3/issuers`: scope `issuer.read.pii_medium` (or higher), newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    records::list::<Issuer>(&ctx, p.query_pairs(), &LIST, "issuers", |i, _| object(i.list_view())).await
+    records::list::<Issuer>(&ctx, p.query_pairs(), &LIST, "issuers", |i, _| {
+        shared::model::object(&i.list_view())
+    })
+    .await
 }
 
 /// The issuer routes.

@@ -16,7 +16,7 @@ use shared::store::{CmpOp, Cond, Update, Val};
 use shared::webhooks::view_event;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{issuer_id, live_offering, newest, object, offering_id};
+use crate::support::{issuer_id, live_offering, offering_id};
 
 /// The fields an offering request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -321,7 +321,7 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `offeringDetails`, the live offerings newest first, at most 10,000 (part 1, Limits).
 pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
     ctx.transact(async move |ctx, _| {
-        let all = newest::<Offering>(&ctx, ALL_MAX).await?;
+        let all = records::newest::<Offering>(&ctx, ALL_MAX).await?;
         let event = view_event("getAllOffers", &OfferingIds::of(&all));
         let records: Vec<_> = all.iter().map(Offering::summary).collect();
         Ok(Plan::answer(Reply::ok().with("offeringDetails", records)).event(event))
@@ -341,7 +341,7 @@ fn matches(o: &Offering, needle: &str) -> bool {
 pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let needle = p.req(&["searchKeyword"])?.trim().to_lowercase();
     ctx.transact(async move |ctx, _| {
-        let found: Vec<Offering> = newest::<Offering>(&ctx, usize::MAX)
+        let found: Vec<Offering> = records::newest::<Offering>(&ctx, usize::MAX)
             .await?
             .into_iter()
             .filter(|o| matches(o, &needle))
@@ -382,7 +382,10 @@ const LIST: ListSpec = ListSpec::newest_first("offeringId")
 /// `GET /v3/offerings`: scope `offering.read` (any PII level: offerings hold no PII),
 /// newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    records::list::<Offering>(&ctx, p.query_pairs(), &LIST, "offerings", |o, _| object(o.list_view())).await
+    records::list::<Offering>(&ctx, p.query_pairs(), &LIST, "offerings", |o, _| {
+        shared::model::object(&o.list_view())
+    })
+    .await
 }
 
 /// The offering routes.

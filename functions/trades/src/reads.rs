@@ -18,12 +18,11 @@ use shared::model::Account;
 use shared::records;
 use shared::records::offering;
 use shared::records::trade::{self, pending_ach_key};
-use shared::store::{Index, Query};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use shared::webhooks::view_event;
 
-use crate::support::{account_trade, existing_account, ids_event, object, trade_id, trade_of};
+use crate::support::{account_trade, existing_account, ids_event, trade_id, trade_of};
 
 /// Most records getAllTrades answers (as getAllOffers: part 1, Limits).
 const ALL_MAX: usize = 10_000;
@@ -113,24 +112,6 @@ impl Lookups {
     }
 }
 
-/// The caller's live trades, newest first, at most `max` (the live-list index read backwards).
-async fn newest(ctx: &Ctx, max: usize) -> Result<Vec<Trade>, ApiError> {
-    let mut q = Query::new(Index::Gsi1, records::partition::<Trade>(ctx.client_id()));
-    q.forward = false;
-    let mut out = Vec::new();
-    loop {
-        q.limit = (max - out.len()).min(1000) as u32;
-        let page = ctx.store().query(&q).await?;
-        for item in &page.items {
-            out.push(records::from_item::<Trade>(item)?.rec);
-        }
-        match page.next {
-            Some(next) if out.len() < max => q.start = Some(next),
-            _ => return Ok(out),
-        }
-    }
-}
-
 /// `POST /v3/getAllTrades` (deprecated; `GET /v3/trades` replaces it): no parameters;
 /// `TradeFinancialDetails` = the live trades, newest first, at most 10,000, with the fields
 /// OBSERVED-MORE.md lists: the account's current name and statuses (`approvalStatus`,
@@ -140,7 +121,7 @@ async fn newest(ctx: &Ctx, max: usize) -> Result<Vec<Trade>, ApiError> {
 pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
     let records = ctx
         .transact(async move |ctx, _| {
-            let trades = newest(&ctx, ALL_MAX).await?;
+            let trades = records::newest::<Trade>(&ctx, ALL_MAX).await?;
             let mut look = Lookups::default();
             let mut records = Vec::with_capacity(trades.len());
             for t in &trades {
@@ -266,7 +247,10 @@ fn observed_filters(pairs: &[(String, String)]) -> Vec<(String, String)> {
 /// `deleted=true`, `archived` too.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let pairs = observed_filters(p.query_pairs());
-    records::list::<Trade>(&ctx, &pairs, &LIST, "trades", |t, q| object(&t.list_view(q.deleted))).await
+    records::list::<Trade>(&ctx, &pairs, &LIST, "trades", |t, q| {
+        shared::model::object(&t.list_view(q.deleted))
+    })
+    .await
 }
 
 /// `POST /v3/getAccountTradeHistory`: `accountId` (`148` when unknown or deleted);

@@ -122,10 +122,7 @@ impl AiRequest {
 
     /// [`AiRequest::summary_view`] as a JSON object.
     pub fn summary(&self, accredited_status: &str, with_notes: bool) -> Map<String, Value> {
-        match serde_json::to_value(self.summary_view(accredited_status, with_notes)) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        }
+        super::object(&self.summary_view(accredited_status, with_notes))
     }
 
     /// The webhook of `method`: the fields of [`AiRequest::summary_view`].

@@ -126,12 +126,7 @@ impl KycRequest {
     /// The record the review operations answer and their webhooks carry (every stored
     /// field but `deleted`, in this order).
     pub fn details(&self) -> serde_json::Map<String, Value> {
-        let mut m = match serde_json::to_value(self) {
-            Ok(Value::Object(m)) => m,
-            _ => serde_json::Map::new(),
-        };
-        m.shift_remove("deleted");
-        m
+        super::fields_without(self, &["deleted"])
     }
 }
 

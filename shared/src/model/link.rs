@@ -51,12 +51,7 @@ crate::records::record!(Link, "LINK", id);
 impl Link {
     /// The link record of `getLink` and `GET /v3/links`.
     pub fn view(&self) -> Map<String, Value> {
-        let mut m = match serde_json::to_value(self) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        };
-        m.shift_remove("deleted");
-        m
+        super::fields_without(self, &["deleted"])
     }
 }
 

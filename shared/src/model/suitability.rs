@@ -57,12 +57,7 @@ impl Suitability {
     /// The suitability record of the responses (and webhooks): every stored field but the
     /// deleted flag.
     pub fn view(&self) -> Map<String, Value> {
-        let mut m = match serde_json::to_value(self) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        };
-        m.shift_remove("deleted");
-        m
+        super::fields_without(self, &["deleted"])
     }
 
     /// The field named `name` (one of [`FIELDS`]).

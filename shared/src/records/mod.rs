@@ -346,6 +346,25 @@ async fn list_page<R: Record>(
     })
 }
 
+/// The caller's live records of one kind, newest first (`createdDate`, then ID), at most
+/// `max`: the live-list index read backwards, one page per 1000.
+pub async fn newest<R: Record>(ctx: &crate::Ctx, max: usize) -> Result<Vec<R>, ApiError> {
+    let mut q = crate::store::Query::new(crate::store::Index::Gsi1, partition::<R>(ctx.client_id()));
+    q.forward = false;
+    let mut out = Vec::new();
+    loop {
+        q.limit = (max - out.len()).min(1000) as u32;
+        let page = ctx.store().query(&q).await?;
+        for item in &page.items {
+            out.push(from_item::<R>(item)?.rec);
+        }
+        match page.next {
+            Some(next) if out.len() < max => q.start = Some(next),
+            _ => return Ok(out),
+        }
+    }
+}
+
 /// A record of the caller that is not deleted, or the error `missing` gives.
 pub async fn live<R: Record>(
     ctx: &crate::Ctx,

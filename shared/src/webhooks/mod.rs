@@ -64,10 +64,7 @@ pub fn record_event(method: &str, record: &serde_json::Map<String, serde_json::V
 /// The webhook whose payload is a view's fields, in the view's order (the same struct that
 /// serves the response, where part 1 gives both the same fields).
 pub fn view_event(method: &str, view: &impl Serialize) -> Event {
-    match serde_json::to_value(view) {
-        Ok(serde_json::Value::Object(record)) => record_event(method, &record),
-        _ => Event::new(method),
-    }
+    record_event(method, &crate::model::object(view))
 }
 
 /// What travels on the queue: one event of one client.
