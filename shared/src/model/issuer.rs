@@ -103,8 +103,24 @@ pub struct IssuerStatusView {
 /// issuer's ID. SSN and date of birth are stored as sent; createIssuerAccount answers them
 /// base64-encoded and getIssuerAccount decoded.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(default)]
 pub struct IssuerAccount {
+    #[serde(flatten)]
+    pub details: IssuerAccountDetails,
+    pub deleted: bool,
+    #[serde(rename = "createdDate")]
+    pub created: String,
+    #[serde(rename = "createdIpAddress")]
+    pub created_ip: String,
+    #[serde(rename = "updatedDate")]
+    pub updated: String,
+}
+
+/// A financial account's own fields, as stored and as getIssuerAccount answers them (its
+/// `statusDesc`, part 2's fields in order, SSN and `dob` in clear).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct IssuerAccountDetails {
     pub issuer_id: String,
     #[serde(rename = "accountfirstName")]
     pub account_first_name: String,
@@ -134,16 +150,9 @@ pub struct IssuerAccount {
     pub additional_info: String,
     #[serde(rename = "issuerAccountStatus")]
     pub status: String,
-    pub deleted: bool,
-    #[serde(rename = "createdDate")]
-    pub created: String,
-    #[serde(rename = "createdIpAddress")]
-    pub created_ip: String,
-    #[serde(rename = "updatedDate")]
-    pub updated: String,
 }
 
-crate::records::record!(IssuerAccount, "ISSUERACCOUNT", issuer_id);
+crate::records::record!(IssuerAccount, "ISSUERACCOUNT", details.issuer_id);
 
 /// The status of a financial account while it exists (the account is storage only: no review).
 pub const ISSUER_ACCOUNT_ACTIVE: &str = "Active";
@@ -154,60 +163,29 @@ impl IssuerAccount {
     pub fn created_view(&self, issuer_status: &str) -> IssuerAccountCreated {
         let enc = |v: &str| if v.is_empty() { String::new() } else { b64(v) };
         IssuerAccountCreated {
-            issuer_id: self.issuer_id.clone(),
-            company_name: self.company_name.clone(),
-            company_state: self.company_state.clone(),
-            company_tax_id: self.company_tax_id.clone(),
-            entity_type: self.entity_type.clone(),
-            issuing_country: self.issuing_country.clone(),
-            account_type: self.account_type.clone(),
-            account_middle_initial: self.account_middle_initial.clone(),
+            issuer_id: self.details.issuer_id.clone(),
+            company_name: self.details.company_name.clone(),
+            company_state: self.details.company_state.clone(),
+            company_tax_id: self.details.company_tax_id.clone(),
+            entity_type: self.details.entity_type.clone(),
+            issuing_country: self.details.issuing_country.clone(),
+            account_type: self.details.account_type.clone(),
+            account_middle_initial: self.details.account_middle_initial.clone(),
             pii: Pii {
-                social_security_number: enc(&self.ssn),
-                dob: enc(&self.dob),
+                social_security_number: enc(&self.details.ssn),
+                dob: enc(&self.details.dob),
             },
-            resident_us: self.resident_us.clone(),
-            citizen_us: self.citizen_us.clone(),
-            address_line1: self.address_line1.clone(),
-            address_line2: self.address_line2.clone(),
-            city: self.city.clone(),
-            zip: self.zip.clone(),
-            country: self.country.clone(),
-            additional_info: self.additional_info.clone(),
+            resident_us: self.details.resident_us.clone(),
+            citizen_us: self.details.citizen_us.clone(),
+            address_line1: self.details.address_line1.clone(),
+            address_line2: self.details.address_line2.clone(),
+            city: self.details.city.clone(),
+            zip: self.details.zip.clone(),
+            country: self.details.country.clone(),
+            additional_info: self.details.additional_info.clone(),
             issuer_status: issuer_status.to_owned(),
             created_date: self.created.clone(),
             created_ip_address: self.created_ip.clone(),
-        }
-    }
-
-    /// The getIssuerAccount `statusDesc` object (part 2's fields in order), SSN and `dob` in
-    /// clear as that method decodes them.
-    pub fn status_view(&self) -> IssuerAccountStatus {
-        IssuerAccountStatus {
-            issuer_id: self.issuer_id.clone(),
-            account_first_name: self.account_first_name.clone(),
-            account_last_name: self.account_last_name.clone(),
-            account_type: self.account_type.clone(),
-            company_name: self.company_name.clone(),
-            company_state: self.company_state.clone(),
-            entity_type: self.entity_type.clone(),
-            company_tax_id: self.company_tax_id.clone(),
-            account_middle_initial: self.account_middle_initial.clone(),
-            pii: Pii {
-                social_security_number: self.ssn.clone(),
-                dob: self.dob.clone(),
-            },
-            resident_us: self.resident_us.clone(),
-            citizen_us: self.citizen_us.clone(),
-            address_line1: self.address_line1.clone(),
-            address_line2: self.address_line2.clone(),
-            city: self.city.clone(),
-            state: self.state.clone(),
-            zip: self.zip.clone(),
-            country: self.country.clone(),
-            issuing_country: self.issuing_country.clone(),
-            additional_info: self.additional_info.clone(),
-            issuer_account_status: self.status.clone(),
         }
     }
 }
@@ -220,16 +198,18 @@ pub struct Pii {
     pub dob: String,
 }
 
+/// An SSN or date of birth as webhooks carry it: `REDACTED` when set (part 1, Conventions
+/// 8), empty otherwise.
+fn redact(v: &str) -> String {
+    if v.is_empty() {
+        String::new()
+    } else {
+        crate::mask::REDACTED.into()
+    }
+}
+
 impl Pii {
-    /// As webhooks carry them: `REDACTED` when set (part 1, Conventions 8), empty otherwise.
     fn redacted(&self) -> Pii {
-        let redact = |v: &str| {
-            if v.is_empty() {
-                String::new()
-            } else {
-                crate::mask::REDACTED.into()
-            }
-        };
         Pii {
             social_security_number: redact(&self.social_security_number),
             dob: redact(&self.dob),
@@ -275,44 +255,14 @@ impl IssuerAccountCreated {
     }
 }
 
-/// See [`IssuerAccount::status_view`].
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IssuerAccountStatus {
-    pub issuer_id: String,
-    #[serde(rename = "accountfirstName")]
-    pub account_first_name: String,
-    #[serde(rename = "accountlastName")]
-    pub account_last_name: String,
-    pub account_type: String,
-    pub company_name: String,
-    pub company_state: String,
-    pub entity_type: String,
-    #[serde(rename = "companyTaxID")]
-    pub company_tax_id: String,
-    pub account_middle_initial: String,
-    #[serde(flatten)]
-    pub pii: Pii,
-    #[serde(rename = "residentUS")]
-    pub resident_us: String,
-    #[serde(rename = "citizenUS")]
-    pub citizen_us: String,
-    pub address_line1: String,
-    pub address_line2: String,
-    pub city: String,
-    pub state: String,
-    pub zip: String,
-    pub country: String,
-    pub issuing_country: String,
-    pub additional_info: String,
-    pub issuer_account_status: String,
-}
-
-impl IssuerAccountStatus {
+impl IssuerAccountDetails {
     /// The getIssuerAccount webhook: the object with SSN and `dob` redacted.
     pub fn redacted(&self) -> Self {
-        let pii = self.pii.redacted();
-        Self { pii, ..self.clone() }
+        Self {
+            ssn: redact(&self.ssn),
+            dob: redact(&self.dob),
+            ..self.clone()
+        }
     }
 }
 
@@ -376,11 +326,14 @@ mod tests {
     #[test]
     fn account_views_keep_the_spec_order_and_redact_for_webhooks() {
         let a = IssuerAccount {
-            issuer_id: "100000".into(),
-            ssn: "123456789".into(),
+            details: IssuerAccountDetails {
+                issuer_id: "100000".into(),
+                ssn: "123456789".into(),
+                ..IssuerAccountDetails::default()
+            },
             ..IssuerAccount::default()
         };
-        let v = serde_json::to_value(a.status_view().redacted()).unwrap();
+        let v = serde_json::to_value(a.details.redacted()).unwrap();
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(keys.len(), 22);
         assert_eq!(keys[8..11], ["accountMiddleInitial", "socialSecurityNumber", "dob"]);
@@ -389,5 +342,7 @@ mod tests {
         let created = serde_json::to_value(a.created_view("Pending")).unwrap();
         assert_eq!(created["socialSecurityNumber"], b64("123456789"));
         assert_eq!(created.as_object().unwrap().len(), 21);
+        let stored = serde_json::to_value(&a).unwrap();
+        assert_eq!(serde_json::from_value::<IssuerAccount>(stored).unwrap(), a);
     }
 }

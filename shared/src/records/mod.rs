@@ -41,14 +41,14 @@ pub trait Record: Serialize + DeserializeOwned + Send + Sync {
     fn read_attrs(&mut self, _item: &Item) {}
 }
 
-/// Implements [`Record`] for `$ty` of kind `$kind`, its ID in the field `$id`, with the
+/// Implements [`Record`] for `$ty` of kind `$kind`, its ID in the field `$id` (a path), with the
 /// `created` and `deleted` fields every stored record keeps.
 macro_rules! record {
-    ($ty:ty, $kind:literal, $id:ident) => {
+    ($ty:ty, $kind:literal, $($id:ident).+) => {
         impl $crate::records::Record for $ty {
             const KIND: &'static str = $kind;
             fn id(&self) -> &str {
-                &self.$id
+                &self.$($id).+
             }
             fn created(&self) -> &str {
                 &self.created
