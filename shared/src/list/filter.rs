@@ -16,7 +16,7 @@ const DATE_FORMAT: &str = "%Y-%m-%d %H:%M:%S";
 
 /// Operators accepted in the operator form (`{"field":{"op":value}}` or
 /// `filter[field][op]=value`), including the range keys.
-const OPERATORS: [&str; 14] = [
+pub(super) const OPERATORS: [&str; 14] = [
     "eq",
     "ne",
     "gt",
@@ -34,7 +34,7 @@ const OPERATORS: [&str; 14] = [
 ];
 
 /// The only operators allowed on resources flagged `equality_only`.
-const EQUALITY_OPERATORS: [&str; 2] = ["eq", "in"];
+pub(super) const EQUALITY_OPERATORS: [&str; 2] = ["eq", "in"];
 
 /// One condition on one field; a query's filters are combined with AND.
 #[derive(Debug, Clone, PartialEq)]
