@@ -455,23 +455,7 @@ const LEGACY_LIST_CAP: usize = 10_000;
 
 /// The caller's live accounts, newest first (the list index), at most `cap`.
 async fn live_accounts(ctx: &Ctx, cap: usize) -> Result<Vec<Account>, ApiError> {
-    use shared::store::{Index, Query};
-    let mut q = Query::new(Index::Gsi1, records::partition::<Account>(ctx.client_id()));
-    q.forward = false;
-    let mut out = Vec::new();
-    loop {
-        let page = ctx.store().query(&q).await?;
-        for item in &page.items {
-            if out.len() == cap {
-                return Ok(out);
-            }
-            out.push(records::from_item::<Account>(item)?.rec);
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
-        }
-    }
+    records::newest::<Account>(ctx, cap).await
 }
 
 /// A list answer of the deprecated methods: `accountDetails`, an array of account records,

@@ -92,18 +92,12 @@ pub fn insert_once<R: Record>(client: &str, r: &R, exists: ApiError) -> Result<P
 /// Every record of one kind the caller has, deleted ones included (the client's own
 /// partition: the cost grows with that client's records only).
 pub async fn all<R: Record>(ctx: &Ctx) -> Result<Vec<R>, ApiError> {
-    let mut q = Query::new(Index::Table, records::partition::<R>(ctx.client_id()));
-    let mut out = Vec::new();
-    loop {
-        let page = ctx.store().query(&q).await?;
-        for item in &page.items {
-            out.push(records::from_item::<R>(item)?.rec);
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
-        }
-    }
+    let q = Query::new(Index::Table, records::partition::<R>(ctx.client_id()));
+    let items = records::query_all(ctx.store(), q).await?;
+    items
+        .iter()
+        .map(|item| Ok(records::from_item::<R>(item)?.rec))
+        .collect()
 }
 
 /// Newest first (`createdDate`, then ID), as the lists order.

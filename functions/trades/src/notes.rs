@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 use shared::ids::sortable;
 use shared::model::ids::numeric_id;
+use shared::records;
 use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Val, Write};
 use shared::webhooks::{view_event, Event};
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
@@ -182,17 +183,10 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             let mut q = Query::new(Index::Table, note_pk(ctx.client_id(), &t.id));
             q.sk = SkRange::All;
             let mut notes = Vec::new();
-            loop {
-                let page = ctx.store().query(&q).await?;
-                for item in &page.items {
-                    let (n, _) = decode(item)?;
-                    if !n.deleted && only.as_ref().is_none_or(|o| *o == n.id) {
-                        notes.push(n);
-                    }
-                }
-                match page.next {
-                    Some(next) => q.start = Some(next),
-                    None => break,
+            for item in &records::query_all(ctx.store(), q).await? {
+                let (n, _) = decode(item)?;
+                if !n.deleted && only.as_ref().is_none_or(|o| *o == n.id) {
+                    notes.push(n);
                 }
             }
             if only.is_some() && notes.is_empty() {

@@ -29,7 +29,7 @@ use shared::esign::{self, Envelope, EsignStatus};
 use shared::ids::sortable;
 use shared::model::trade::Trade;
 use shared::providers::esign::{ESignError, ESignProvider};
-use shared::records::trade;
+use shared::records::{self, trade};
 use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Store, Val, Write};
 use shared::webhooks::Event;
 use shared::{ApiError, Ctx};
@@ -166,16 +166,9 @@ pub async fn of_trade(store: &dyn Store, client: &str, trade_id: &str) -> Result
     let mut q = Query::new(Index::Table, trade_partition(client, trade_id));
     q.sk = SkRange::All;
     let mut out = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            let (doc, version) = decode::<SignDoc>(item, "subscription document")?;
-            out.push(StoredSignDoc { doc, version });
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => break,
-        }
+    for item in &records::query_all(store, q).await? {
+        let (doc, version) = decode::<SignDoc>(item, "subscription document")?;
+        out.push(StoredSignDoc { doc, version });
     }
     out.sort_by_key(|s| sortable(&s.doc.id));
     Ok(out)

@@ -346,6 +346,19 @@ async fn list_page<R: Record>(
     })
 }
 
+/// Every item `q` finds, page after page.
+pub async fn query_all(store: &dyn Store, mut q: crate::store::Query) -> Result<Vec<Item>, crate::store::StoreError> {
+    let mut items = Vec::new();
+    loop {
+        let page = store.query(&q).await?;
+        items.extend(page.items);
+        match page.next {
+            Some(next) => q.start = Some(next),
+            None => return Ok(items),
+        }
+    }
+}
+
 /// The caller's live records of one kind, newest first (`createdDate`, then ID), at most
 /// `max`: the live-list index read backwards, one page per 1000.
 pub async fn newest<R: Record>(ctx: &crate::Ctx, max: usize) -> Result<Vec<R>, ApiError> {

@@ -131,19 +131,13 @@ pub async fn active(store: &dyn Store, client: &str, offering_id: &str) -> Resul
     q.forward = false;
     q.limit = 500;
     let mut out = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            let t = decode(item)?.rec;
-            if !t.deleted {
-                out.push(t);
-            }
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
+    for item in &super::query_all(store, q).await? {
+        let t = decode(item)?.rec;
+        if !t.deleted {
+            out.push(t);
         }
     }
+    Ok(out)
 }
 
 #[cfg(test)]

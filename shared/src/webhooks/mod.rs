@@ -143,20 +143,12 @@ pub async fn load_tokens(
     store: &dyn crate::store::Store,
     owner: &str,
 ) -> Result<Vec<String>, crate::store::StoreError> {
-    let mut q = crate::store::Query::new(crate::store::Index::Table, tokens_partition(owner));
-    let mut tokens = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        tokens.extend(
-            page.items
-                .iter()
-                .filter_map(|i| i.get("t").and_then(Val::as_str).map(str::to_owned)),
-        );
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(tokens),
-        }
-    }
+    let q = crate::store::Query::new(crate::store::Index::Table, tokens_partition(owner));
+    let items = crate::records::query_all(store, q).await?;
+    Ok(items
+        .iter()
+        .filter_map(|i| i.get("t").and_then(Val::as_str).map(str::to_owned))
+        .collect())
 }
 
 /// Why a queued message was not done with.
