@@ -29,7 +29,7 @@ use shared::esign::{self, Envelope, EsignStatus};
 use shared::ids::sortable;
 use shared::model::trade::Trade;
 use shared::providers::esign::{ESignError, ESignProvider};
-use shared::records::{self, trade};
+use shared::records::{self, trade, Stored};
 use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Store, Val, Write};
 use shared::webhooks::Event;
 use shared::{ApiError, Ctx};
@@ -79,13 +79,6 @@ pub struct SignDoc {
     pub updated: String,
     #[serde(rename = "updatedIpAddress")]
     pub updated_ip: String,
-}
-
-/// A subscription document as read, with the version its next write is conditioned on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredSignDoc {
-    pub doc: SignDoc,
-    pub version: i64,
 }
 
 fn trade_partition(client: &str, trade_id: &str) -> String {
@@ -162,15 +155,15 @@ impl SignDoc {
 }
 
 /// A trade's subscription documents, every sending, in the order they were made (one query).
-pub async fn of_trade(store: &dyn Store, client: &str, trade_id: &str) -> Result<Vec<StoredSignDoc>, ApiError> {
+pub async fn of_trade(store: &dyn Store, client: &str, trade_id: &str) -> Result<Vec<Stored<SignDoc>>, ApiError> {
     let mut q = Query::new(Index::Table, trade_partition(client, trade_id));
     q.sk = SkRange::All;
     let mut out = Vec::new();
     for item in &records::query_all(store, q).await? {
         let (doc, version) = decode::<SignDoc>(item, "subscription document")?;
-        out.push(StoredSignDoc { doc, version });
+        out.push(Stored { rec: doc, version });
     }
-    out.sort_by_key(|s| sortable(&s.doc.id));
+    out.sort_by_key(|s| sortable(&s.rec.id));
     Ok(out)
 }
 
@@ -234,11 +227,11 @@ pub async fn subscription_effects(ctx: Ctx, after: Envelope) -> Result<(Vec<Writ
     let client = ctx.client_id();
     let trade_id = after.purpose.id.as_str();
     let docs = of_trade(ctx.store(), client, trade_id).await?;
-    let Some(pos) = docs.iter().position(|d| d.doc.document_key == after.document_key) else {
+    let Some(pos) = docs.iter().position(|d| d.rec.document_key == after.document_key) else {
         tracing::warn!(trade = trade_id, "subscription envelope without its document record");
         return Ok((Vec::new(), Vec::new()));
     };
-    let mut doc = docs[pos].doc.clone();
+    let mut doc = docs[pos].rec.clone();
     doc.status = after.status;
     doc.updated.clone_from(&after.updated);
     doc.updated_ip = change_ip(ctx);
@@ -246,11 +239,11 @@ pub async fn subscription_effects(ctx: Ctx, after: Envelope) -> Result<(Vec<Writ
     let events = vec![doc.status_event()];
     if doc.current {
         if let Some(stored) = trade::load(ctx.store(), client, trade_id).await? {
-            let statuses = docs.iter().enumerate().filter(|(_, d)| d.doc.current).map(|(i, d)| {
+            let statuses = docs.iter().enumerate().filter(|(_, d)| d.rec.current).map(|(i, d)| {
                 if i == pos {
                     doc.status
                 } else {
-                    d.doc.status
+                    d.rec.status
                 }
             });
             if let Some(sum) = aggregate(statuses) {
@@ -304,7 +297,7 @@ impl Voids {
 /// declined, voided) keep their status. Reads each envelope to void (one get each).
 pub async fn void_documents(
     ctx: &Ctx,
-    docs: &[&StoredSignDoc],
+    docs: &[&Stored<SignDoc>],
     retire: bool,
     reason: &str,
     now: &str,
@@ -315,7 +308,7 @@ pub async fn void_documents(
         ..Voids::default()
     };
     for old in docs {
-        let mut d = old.doc.clone();
+        let mut d = old.rec.clone();
         let void = !d.status.is_final();
         if !void && !retire {
             continue;
@@ -361,17 +354,17 @@ pub async fn cancellation_voids(ctx: &Ctx, before: &Trade, after: &mut Trade, no
         return Ok(Voids::default());
     }
     let docs = of_trade(ctx.store(), ctx.client_id(), &before.id).await?;
-    let out: Vec<&StoredSignDoc> = docs.iter().filter(|d| !d.doc.status.is_final()).collect();
+    let out: Vec<&Stored<SignDoc>> = docs.iter().filter(|d| !d.rec.status.is_final()).collect();
     if out.is_empty() {
         return Ok(Voids::default());
     }
     let voids = void_documents(ctx, &out, false, TRADE_CANCELLED, now).await?;
-    let statuses = docs.iter().filter(|d| d.doc.current).map(|d| {
+    let statuses = docs.iter().filter(|d| d.rec.current).map(|d| {
         voids
             .docs
             .iter()
-            .find(|v| v.document_key == d.doc.document_key)
-            .map_or(d.doc.status, |v| v.status)
+            .find(|v| v.document_key == d.rec.document_key)
+            .map_or(d.rec.status, |v| v.status)
     });
     if let Some(sum) = aggregate(statuses) {
         after.esign_status = sum.as_str().to_owned();
@@ -407,13 +400,6 @@ pub struct Nda {
     pub updated: String,
     #[serde(rename = "updatedIpAddress")]
     pub updated_ip: String,
-}
-
-/// An NDA as read, with its version.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredNda {
-    pub nda: Nda,
-    pub version: i64,
 }
 
 pub fn nda_key(client: &str, ref_num: &str) -> Key {
@@ -473,14 +459,14 @@ impl Nda {
 }
 
 /// An NDA by its refNum.
-pub async fn load_nda(store: &dyn Store, client: &str, ref_num: &str) -> Result<Option<StoredNda>, ApiError> {
+pub async fn load_nda(store: &dyn Store, client: &str, ref_num: &str) -> Result<Option<Stored<Nda>>, ApiError> {
     if ref_num.is_empty() || ref_num.len() > 20 || !ref_num.bytes().all(|b| b.is_ascii_digit()) {
         return Ok(None);
     }
     match store.get(&nda_key(client, ref_num)).await? {
         Some(item) => {
             let (nda, version) = decode::<Nda>(&item, "NDA")?;
-            Ok(Some(StoredNda { nda, version }))
+            Ok(Some(Stored { rec: nda, version }))
         }
         None => Ok(None),
     }
@@ -492,7 +478,7 @@ pub async fn current_nda(
     client: &str,
     account_id: &str,
     offering_id: &str,
-) -> Result<Option<StoredNda>, ApiError> {
+) -> Result<Option<Stored<Nda>>, ApiError> {
     let Some(pointer) = store.get(&nda_pointer_key(client, account_id, offering_id)).await? else {
         return Ok(None);
     };
@@ -509,7 +495,7 @@ pub async fn nda_effects(ctx: Ctx, after: Envelope) -> Result<(Vec<Write>, Vec<E
         tracing::warn!(nda = %after.purpose.id, "NDA envelope without its record");
         return Ok((Vec::new(), Vec::new()));
     };
-    let mut nda = stored.nda.clone();
+    let mut nda = stored.rec.clone();
     nda.status = after.status;
     nda.updated.clone_from(&after.updated);
     nda.updated_ip = change_ip(ctx);
