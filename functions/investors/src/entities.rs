@@ -6,10 +6,9 @@ use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
 use shared::list::ListSpec;
 use shared::model::ids::no_party;
-use shared::model::party::{PartyRecord, PartyRef, Setter};
+use shared::model::party::{PartyRef, Setter};
 use shared::model::{validate, Entity};
 use shared::records;
-use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
@@ -106,18 +105,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     require(&p, REQUIRED, false)?;
     apply(&p, &mut Entity::default())?;
     let checks = flag_checks(&p)?;
-    let entity = ctx
-        .transact(async move |ctx, _| {
-            let stored = live_entity(&ctx, &id).await?;
-            let mut entity = stored.rec.clone();
-            apply(&p, &mut entity)?;
-            entity.updated = ctx.now();
-            let event = view_event("updateEntity", &entity.status_view());
-            let writes = records::replace(ctx.client_id(), &stored, &entity)?;
-            Ok(checks.onto(Plan::new(writes, entity).event(event)))
-        })
-        .await?;
-    Ok(Reply::ok().with("entityDetails", insert_array(entity.status_view())))
+    crate::support::update(&ctx, p, id, apply, checks, "updateEntity", "entityDetails").await
 }
 
 /// A live entity of the caller, or `198`.

@@ -179,19 +179,11 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     require_params(&p, false)?;
     apply(&p, &mut Party::default())?;
     let checks = flag_checks(&p)?;
-    let party = ctx
-        .transact(async move |ctx, _| {
-            let stored = live_party(&ctx, &id).await?;
-            let mut party = stored.rec.clone();
-            apply(&p, &mut party)?;
-            require_state(&party)?;
-            party.updated = ctx.now();
-            let event = view_event("updateParty", &party.status_view());
-            let writes = records::replace(ctx.client_id(), &stored, &party)?;
-            Ok(checks.onto(Plan::new(writes, party).event(event)))
-        })
-        .await?;
-    Ok(status_reply(&party))
+    let apply_complete = |p: &Params, r: &mut Party| {
+        apply(p, r)?;
+        require_state(r)
+    };
+    crate::support::update(&ctx, p, id, apply_complete, checks, "updateParty", "partyDetails").await
 }
 
 /// A live individual party of the caller, or `198`.

@@ -161,6 +161,35 @@ pub async fn get<R: Searchable>(ctx: &Ctx, p: &Params, method: &str, key: &str) 
     Ok(Reply::ok().with_value(key, serde_json::Value::Array(vec![serde_json::Value::Object(record)])))
 }
 
+/// updateParty and updateEntity, once the request is checked: `apply` sets the fields sent
+/// on the caller's live record (`198` otherwise) and the whole row is written back with the
+/// flag `checks`; a concurrent change makes the write fail its version check, and the request
+/// is applied to the fresh copy. The answer (an array of one under `key`) and the `method`
+/// webhook carry the status record.
+pub async fn update<R: PartyRecord>(
+    ctx: &Ctx,
+    p: Params,
+    id: String,
+    apply: fn(&Params, &mut R) -> Result<(), ApiError>,
+    checks: Checks,
+    method: &str,
+    key: &str,
+) -> Result<Reply, ApiError> {
+    // Owned: a borrowed string captured by the attempt keeps its future from being `Send`.
+    let (method, key) = (method.to_owned(), key.to_owned());
+    ctx.transact(async move |ctx, _| {
+        let stored = records::live::<R>(&ctx, &id, no_party).await?;
+        let mut r = stored.rec.clone();
+        apply(&p, &mut r)?;
+        *r.updated_mut() = ctx.now();
+        let view = r.status_view();
+        let event = view_event(&method, &view);
+        let reply = Reply::ok().with(&key, shared::insert_array(view));
+        Ok(checks.onto(Plan::new(records::replace(ctx.client_id(), &stored, &r)?, reply).event(event)))
+    })
+    .await
+}
+
 /// deleteParty and deleteEntity: a virtual delete of the caller's live record (`198`
 /// otherwise); the `method` webhook carries `partyId`.
 pub async fn delete_virtually<R: PartyRecord>(ctx: &Ctx, id: String, method: &str) -> Result<Reply, ApiError> {
