@@ -83,15 +83,8 @@ fn no_note() -> ApiError {
     ApiError::invalid("noteId", "Note does not exist")
 }
 
-fn decode(item: &Item) -> Result<(TradeNote, i64), ApiError> {
-    let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let note = serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt trade note", e))?;
-    let v = item
-        .get("v")
-        .and_then(Val::as_num)
-        .and_then(|v| i64::try_from(v).ok())
-        .unwrap_or(0);
-    Ok((note, v))
+fn decode(item: &Item) -> Result<records::Stored<TradeNote>, ApiError> {
+    records::decode(item, "corrupt trade note")
 }
 
 /// The put of a note at version `v`, conditioned by `cond`.
@@ -119,7 +112,7 @@ async fn live_note(ctx: &Ctx, p: &Params) -> Result<(TradeNote, i64), ApiError> 
     }
     let item = ctx.store().get(&note_key(client, &trade_id, &id)).await?;
     match item.map(|i| decode(&i)).transpose()? {
-        Some((n, v)) if !n.deleted => Ok((n, v)),
+        Some(s) if !s.rec.deleted => Ok((s.rec, s.version)),
         _ => Err(no_note()),
     }
 }
@@ -184,7 +177,7 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             q.sk = SkRange::All;
             let mut notes = Vec::new();
             for item in &records::query_all(ctx.store(), q).await? {
-                let (n, _) = decode(item)?;
+                let n = decode(item)?.rec;
                 if !n.deleted && only.as_ref().is_none_or(|o| *o == n.id) {
                     notes.push(n);
                 }

@@ -109,17 +109,6 @@ fn versioned(mut item: Item, d: String, before: Option<i64>) -> Write {
     Write::Put { item, cond: Some(cond) }
 }
 
-fn decode<T: for<'de> Deserialize<'de>>(item: &Item, what: &'static str) -> Result<(T, i64), ApiError> {
-    let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let rec = serde_json::from_str(d).map_err(|e| ApiError::internal_from(what, e))?;
-    let version = item
-        .get("v")
-        .and_then(Val::as_num)
-        .and_then(|v| i64::try_from(v).ok())
-        .unwrap_or(0);
-    Ok((rec, version))
-}
-
 impl SignDoc {
     /// The write of a new document (`before` = `None`: the key must be free) or of a change
     /// of the version read. A signed document enters the client's signed list.
@@ -160,8 +149,7 @@ pub async fn of_trade(store: &dyn Store, client: &str, trade_id: &str) -> Result
     q.sk = SkRange::All;
     let mut out = Vec::new();
     for item in &records::query_all(store, q).await? {
-        let (doc, version) = decode::<SignDoc>(item, "subscription document")?;
-        out.push(Stored { rec: doc, version });
+        out.push(records::decode::<SignDoc>(item, "subscription document")?);
     }
     out.sort_by_key(|s| sortable(&s.rec.id));
     Ok(out)
@@ -177,7 +165,7 @@ pub async fn signed(store: &dyn Store, client: &str, max: usize) -> Result<Vec<S
         q.limit = (max - out.len()).clamp(1, 1000) as u32;
         let page = store.query(&q).await?;
         for item in &page.items {
-            out.push(decode::<SignDoc>(item, "subscription document")?.0);
+            out.push(records::decode::<SignDoc>(item, "subscription document")?.rec);
         }
         match page.next {
             Some(next) if out.len() < max => q.start = Some(next),
@@ -320,8 +308,8 @@ pub async fn void_documents(
             let stored = esign::load_envelope(ctx.store(), client, &d.document_key)
                 .await?
                 .ok_or_else(|| ApiError::internal("subscription document without its envelope"))?;
-            if !stored.envelope.status.is_final() {
-                let mut voided = stored.envelope.clone();
+            if !stored.rec.status.is_final() {
+                let mut voided = stored.rec.clone();
                 voided.status = EsignStatus::Voided;
                 voided.reason = reason.to_owned();
                 voided.updated = now.to_owned();
@@ -464,10 +452,7 @@ pub async fn load_nda(store: &dyn Store, client: &str, ref_num: &str) -> Result<
         return Ok(None);
     }
     match store.get(&nda_key(client, ref_num)).await? {
-        Some(item) => {
-            let (nda, version) = decode::<Nda>(&item, "NDA")?;
-            Ok(Some(Stored { rec: nda, version }))
-        }
+        Some(item) => records::decode::<Nda>(&item, "NDA").map(Some),
         None => Ok(None),
     }
 }

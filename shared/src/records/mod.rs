@@ -105,9 +105,16 @@ fn to_item<R: Record>(client: &str, r: &R, version: i64) -> Result<Item, ApiErro
 
 /// Decodes a stored record.
 pub fn from_item<R: Record>(item: &Item) -> Result<Stored<R>, ApiError> {
+    let mut stored = decode::<R>(item, "corrupt record")?;
+    stored.rec.read_attrs(item);
+    Ok(stored)
+}
+
+/// Decodes the JSON an item keeps in `d`, with its version `v`; `corrupt` names what failed
+/// to decode in the internal error.
+pub fn decode<T: DeserializeOwned>(item: &Item, corrupt: &'static str) -> Result<Stored<T>, ApiError> {
     let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let mut rec: R = serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt record", e))?;
-    rec.read_attrs(item);
+    let rec = serde_json::from_str(d).map_err(|e| ApiError::internal_from(corrupt, e))?;
     let version = item
         .get("v")
         .and_then(Val::as_num)
