@@ -386,33 +386,17 @@ mod tests {
     async fn the_operator_replaces_templates_or_disconnects_the_account() {
         let s = sandbox();
         let own = sandbox_template("c1", Some("tpl-1"), "Side letter");
-        let account = SandboxAccount {
-            connected: true,
-            templates: vec![own.clone()],
-        };
-        s.store
-            .write(vec![SandboxESign::account_write("c1", &account)])
-            .await
-            .unwrap();
-        assert_eq!(s.templates("c1").await.unwrap(), Some(vec![own]));
-        let empty = SandboxAccount {
-            connected: true,
-            templates: Vec::new(),
-        };
-        s.store
-            .write(vec![SandboxESign::account_write("c1", &empty)])
-            .await
-            .unwrap();
-        assert_eq!(s.templates("c1").await.unwrap(), Some(Vec::new()));
-        let off = SandboxAccount {
-            connected: false,
-            templates: Vec::new(),
-        };
-        s.store
-            .write(vec![SandboxESign::account_write("c1", &off)])
-            .await
-            .unwrap();
-        assert_eq!(s.templates("c1").await.unwrap(), None);
+        let cases = [
+            (true, vec![own.clone()], Some(vec![own])),
+            (true, Vec::new(), Some(Vec::new())),
+            (false, Vec::new(), None),
+        ];
+        for (connected, templates, listed) in cases {
+            let account = SandboxAccount { connected, templates };
+            let write = SandboxESign::account_write("c1", &account);
+            s.store.write(vec![write]).await.unwrap();
+            assert_eq!(s.templates("c1").await.unwrap(), listed, "{connected}");
+        }
         assert_eq!(s.template("c1", "tpl-1").await, Err(ESignError::NoAccount));
         assert_eq!(
             s.send("c1", &request("r", &["tpl-1"])).await,
