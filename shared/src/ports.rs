@@ -124,13 +124,11 @@ impl Ports {
             item: client_item(rec),
             cond,
         };
-        match self.store.write(vec![put]).await {
-            Ok(()) => {}
-            Err(StoreError::ConditionFailed { .. }) => return Ok(false),
-            Err(e) => return Err(e.into()),
+        let written = crate::tx::write_once(self.store.as_ref(), vec![put]).await?;
+        if written {
+            self.clients.invalidate(&rec.id);
         }
-        self.clients.invalidate(&rec.id);
-        Ok(true)
+        Ok(written)
     }
 
     /// Creates or refreshes the local API's sandbox client: every method and scope, and the
