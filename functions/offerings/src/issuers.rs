@@ -8,6 +8,7 @@ use shared::http::router::ScopeReq;
 use shared::list::ListSpec;
 use shared::model::ids::IssuerId;
 use shared::model::issuer::{Issuer, IssuerAccount};
+use shared::model::Stamps;
 use shared::records;
 use shared::records::issuer::live_issuer;
 use shared::webhooks::view_event;
@@ -81,10 +82,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         issuer_status: "Pending".into(),
         field1: p.text(&["field1"])?,
         deleted: false,
-        created: now.clone(),
-        created_ip,
-        updated: now,
-        updated_ip: String::new(),
+        stamps: Stamps::created(now, created_ip),
     };
     let record = issuer.status_view();
     let event = view_event("createIssuer", &record);
@@ -136,8 +134,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         if let Some(v) = &field1 {
             after.field1.clone_from(v);
         }
-        after.updated = ctx.now();
-        after.updated_ip = ctx.ip.to_string();
+        after.stamps.change(ctx.now(), ctx.ip.to_string());
         let record = after.status_view();
         let event = view_event("updateIssuer", &record);
         let reply = Reply::ok().with("issuerDetails", insert_array(record));
@@ -168,14 +165,13 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         let stored = live_issuer(ctx.store(), ctx.client_id(), &id).await?;
         let mut after = stored.rec.clone();
         after.deleted = true;
-        after.updated = ctx.now();
-        after.updated_ip = ctx.ip.to_string();
+        after.stamps.change(ctx.now(), ctx.ip.to_string());
         let mut writes = records::replace(ctx.client_id(), &stored, &after)?;
         if let Some(account) = records::load::<IssuerAccount>(ctx.store(), ctx.client_id(), &after.id).await? {
             if !account.rec.deleted {
                 let mut gone = account.rec.clone();
                 gone.deleted = true;
-                gone.updated.clone_from(&after.updated);
+                gone.updated.clone_from(&after.stamps.updated);
                 writes.extend(records::replace(ctx.client_id(), &account, &gone)?);
             }
         }

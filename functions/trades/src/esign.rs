@@ -284,8 +284,8 @@ async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<S
         if let Some(sum) = aggregate(sent.iter().map(|d| d.status)) {
             after.esign_status = sum.as_str().to_owned();
         }
-        after.updated.clone_from(&now);
-        after.updated_ip.clone_from(&ip);
+        after.stamps.updated.clone_from(&now);
+        after.stamps.updated_ip.clone_from(&ip);
         writes.extend(trade::replace(client, &stored, &after)?);
         events.extend(sending_events(&method, how, &after, &sent));
         Ok(Plan::new(writes, sent).events(events))

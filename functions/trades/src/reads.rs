@@ -141,7 +141,7 @@ pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
                     .unwrap_or_default();
                 records.push(AllTradesView {
                     id: t.id.clone(),
-                    created_date: t.created.clone(),
+                    created_date: t.stamps.created.clone(),
                     account_id: t.account_id.clone(),
                     issue_name,
                     order_id: t.id.clone(),

@@ -238,7 +238,7 @@ pub async fn subscription_effects(ctx: Ctx, after: Envelope) -> Result<(Vec<Writ
                 if stored.rec.esign_status != sum.as_str() {
                     let mut t = stored.rec.clone();
                     t.esign_status = sum.as_str().to_owned();
-                    t.updated.clone_from(&after.updated);
+                    t.stamps.updated.clone_from(&after.updated);
                     writes.extend(trade::replace(client, &stored, &t)?);
                 }
             }

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::mask::b64;
+use crate::model::Stamps;
 
 pub use super::ids::no_issuer;
 
@@ -23,17 +24,11 @@ pub struct Issuer {
     pub issuer_status: String,
     pub field1: String,
     pub deleted: bool,
-    #[serde(rename = "createdDate")]
-    pub created: String,
-    #[serde(rename = "createdIpAddress")]
-    pub created_ip: String,
-    #[serde(rename = "updatedDate")]
-    pub updated: String,
-    #[serde(rename = "updatedIpAddress")]
-    pub updated_ip: String,
+    #[serde(flatten)]
+    pub stamps: Stamps,
 }
 
-crate::records::record!(Issuer, "ISSUER", id);
+crate::records::record!(stamped Issuer, "ISSUER", id);
 
 impl Issuer {
     /// The issuer record of getIssuer, getAllIssuers and `GET /v3/issuers` (part 2's fields).
@@ -54,8 +49,8 @@ impl Issuer {
     pub fn list_view(&self) -> IssuerListView {
         IssuerListView {
             view: self.view(),
-            created_date: self.created.clone(),
-            updated_date: self.updated.clone(),
+            created_date: self.stamps.created.clone(),
+            updated_date: self.stamps.updated.clone(),
         }
     }
 

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::ids::IdKind;
+use crate::model::Stamps;
 
 /// The counter of `templateNameID`s.
 pub const SUBSCRIPTION: IdKind = IdKind::numeric("subscription", 100_000);
@@ -24,14 +25,8 @@ pub struct OfferingTemplate {
     pub template_name: String,
     /// The template's `uri` at the provider.
     pub template_url: String,
-    #[serde(rename = "createdDate")]
-    pub created: String,
-    #[serde(rename = "createdIpAddress")]
-    pub created_ip: String,
-    #[serde(rename = "updatedDate")]
-    pub updated: String,
-    #[serde(rename = "updatedIpAddress")]
-    pub updated_ip: String,
+    #[serde(flatten)]
+    pub stamps: Stamps,
     pub deleted: bool,
 }
 
@@ -40,7 +35,7 @@ impl OfferingTemplate {
     /// `templateKey`, `templateName`, `templateUrl`.
     pub fn view(&self) -> TemplateView {
         TemplateView {
-            created_date: self.created.clone(),
+            created_date: self.stamps.created.clone(),
             offering_id: self.offering_id.clone(),
             template_id: self.id.clone(),
             template_key: self.template_key.clone(),

@@ -42,16 +42,23 @@ pub trait Record: Serialize + DeserializeOwned + Send + Sync {
 }
 
 /// Implements [`Record`] for `$ty` of kind `$kind`, its ID in the field `$id` (a path), with the
-/// `created` and `deleted` fields every stored record keeps.
+/// `created` (`stamped`: in its [`Stamps`](crate::model::Stamps)) and `deleted` fields every
+/// stored record keeps.
 macro_rules! record {
     ($ty:ty, $kind:literal, $($id:ident).+) => {
+        $crate::records::record!($ty, $kind, $($id).+; created);
+    };
+    (stamped $ty:ty, $kind:literal, $($id:ident).+) => {
+        $crate::records::record!($ty, $kind, $($id).+; stamps.created);
+    };
+    ($ty:ty, $kind:literal, $($id:ident).+; $($created:ident).+) => {
         impl $crate::records::Record for $ty {
             const KIND: &'static str = $kind;
             fn id(&self) -> &str {
                 &self.$($id).+
             }
             fn created(&self) -> &str {
-                &self.created
+                &self.$($created).+
             }
             fn deleted(&self) -> bool {
                 self.deleted
