@@ -41,9 +41,8 @@ impl<T> Plan<T> {
         Plan::new(Vec::new(), answer)
     }
 
-    pub fn write(mut self, write: Write) -> Self {
-        self.writes.push(write);
-        self
+    pub fn write(self, write: Write) -> Self {
+        self.writes([write])
     }
 
     pub fn writes(mut self, writes: impl IntoIterator<Item = Write>) -> Self {
@@ -51,9 +50,8 @@ impl<T> Plan<T> {
         self
     }
 
-    pub fn event(mut self, event: Event) -> Self {
-        self.events.push(event);
-        self
+    pub fn event(self, event: Event) -> Self {
+        self.events([event])
     }
 
     pub fn events(mut self, events: impl IntoIterator<Item = Event>) -> Self {
