@@ -13,11 +13,7 @@ use crate::http::params::{Params, Upload};
 use crate::ids::{sortable, IdKind};
 use crate::store::{Cond, Index, Key, Query, SkRange, Val, Write};
 
-pub const DOCUMENT: IdKind = IdKind {
-    counter: "document",
-    prefix: "",
-    first: 100_000,
-};
+pub const DOCUMENT: IdKind = IdKind::numeric("document", 100_000);
 
 /// The smallest document accepted (part 1, Limits).
 pub const MIN_BYTES: usize = 1024;
@@ -404,18 +400,15 @@ pub async fn list(ctx: &Ctx, owner: Owner<'_>) -> Result<Vec<Document>, ApiError
     q.sk = SkRange::All;
     q.forward = true;
     q.limit = 500;
-    let mut out = Vec::new();
-    loop {
-        let page = ctx.store().query(&q).await?;
-        for item in &page.items {
-            let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-            out.push(serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt document record", e))?);
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
-        }
-    }
+    let decode = |item: &crate::store::Item| {
+        let d = item.get("d").and_then(Val::as_str).unwrap_or("");
+        serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt document record", e))
+    };
+    crate::records::query_all(ctx.store(), q)
+        .await?
+        .iter()
+        .map(decode)
+        .collect()
 }
 
 /// The numeric ID a document is known by: itself (six digits or more, IDs start at 100000),

@@ -155,10 +155,9 @@ pub const OPERATOR_PURPOSE: &str = "operator";
 
 /// The platform's record of an envelope it sent.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Envelope {
-    #[serde(rename = "documentKey")]
     pub document_key: String,
-    #[serde(rename = "templateIds")]
     pub template_ids: Vec<String>,
     pub signers: Vec<Signer>,
     pub purpose: Purpose,
@@ -173,11 +172,7 @@ pub struct Envelope {
 }
 
 /// An envelope as read, with the version its next write is conditioned on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredEnvelope {
-    pub envelope: Envelope,
-    pub version: i64,
-}
+pub type StoredEnvelope = crate::records::Stored<Envelope>;
 
 /// Where a client's envelope is recorded.
 pub fn envelope_key(client: &str, document_key: &str) -> Key {
@@ -211,15 +206,7 @@ pub async fn load_envelope(
     let Some(item) = store.get(&envelope_key(client, document_key)).await? else {
         return Ok(None);
     };
-    let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let envelope: Envelope =
-        serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt envelope record", e))?;
-    let version = item
-        .get("v")
-        .and_then(Val::as_num)
-        .and_then(|v| i64::try_from(v).ok())
-        .unwrap_or(0);
-    Ok(Some(StoredEnvelope { envelope, version }))
+    crate::records::decode(&item, "corrupt envelope record").map(Some)
 }
 
 /// The longest envelope `reference`.
@@ -272,7 +259,7 @@ pub async fn create_envelope(
         ));
     }
     if let Some(existing) = envelope_for_reference(ctx.store(), ctx.client_id(), &request.reference).await? {
-        return Ok((existing.envelope, Vec::new()));
+        return Ok((existing.rec, Vec::new()));
     }
     let key = provider.send(ctx.client_id(), request).await?;
     let now = ctx.now();
@@ -379,11 +366,11 @@ fn change(
             let Some(stored) = found else {
                 return Ok(Plan::answer(Outcome::Refused(ChangeError::UnknownEnvelope(key))));
             };
-            let before = stored.envelope.status;
+            let before = stored.rec.status;
             if before == action.target() {
                 return Ok(Plan::answer(Outcome::Moved(Transition {
                     before,
-                    envelope: stored.envelope,
+                    envelope: stored.rec,
                     changed: false,
                 })));
             }
@@ -393,7 +380,7 @@ fn change(
                     action: action.name(),
                 })));
             }
-            let mut after = stored.envelope.clone();
+            let mut after = stored.rec.clone();
             after.status = action.target();
             after.reason.clone_from(&reason);
             after.updated = ctx.now();

@@ -18,53 +18,37 @@ pub struct IdKind {
     pub first: u64,
 }
 
-pub const ACCOUNT: IdKind = IdKind {
-    counter: "account",
-    prefix: "A",
-    first: 1_000_000,
-};
-pub const PARTY: IdKind = IdKind {
-    counter: "party",
-    prefix: "P",
-    first: 1_000_000,
-};
-pub const ENTITY: IdKind = IdKind {
-    counter: "entity",
-    prefix: "E",
-    first: 1_000_000,
-};
-pub const NOTE: IdKind = IdKind {
-    counter: "note",
-    prefix: "",
-    first: 100_000,
-};
-pub const LINK: IdKind = IdKind {
-    counter: "link",
-    prefix: "",
-    first: 100_000,
-};
+impl IdKind {
+    /// A party-like kind: `prefix` and seven digits from `1000000` (`A1000000`).
+    const fn prefixed(counter: &'static str, prefix: &'static str) -> Self {
+        IdKind {
+            counter,
+            prefix,
+            first: 1_000_000,
+        }
+    }
+
+    /// A numeric kind counting from `first`.
+    pub const fn numeric(counter: &'static str, first: u64) -> Self {
+        IdKind {
+            counter,
+            prefix: "",
+            first,
+        }
+    }
+}
+
+pub const ACCOUNT: IdKind = IdKind::prefixed("account", "A");
+pub const PARTY: IdKind = IdKind::prefixed("party", "P");
+pub const ENTITY: IdKind = IdKind::prefixed("entity", "E");
+pub const NOTE: IdKind = IdKind::numeric("note", 100_000);
+pub const LINK: IdKind = IdKind::numeric("link", 100_000);
 /// Accreditation requests (`airequestId`, requestAiVerification).
-pub const AI_REQUEST: IdKind = IdKind {
-    counter: "airequest",
-    prefix: "",
-    first: 100_000,
-};
-pub const ISSUER: IdKind = IdKind {
-    counter: "issuer",
-    prefix: "",
-    first: 100_000,
-};
-pub const OFFERING: IdKind = IdKind {
-    counter: "offering",
-    prefix: "",
-    first: 100_000,
-};
+pub const AI_REQUEST: IdKind = IdKind::numeric("airequest", 100_000);
+pub const ISSUER: IdKind = IdKind::numeric("issuer", 100_000);
+pub const OFFERING: IdKind = IdKind::numeric("offering", 100_000);
 /// Trades (`tradeId`, createTrade).
-pub const TRADE: IdKind = IdKind {
-    counter: "trade",
-    prefix: "",
-    first: 100_000,
-};
+pub const TRADE: IdKind = IdKind::numeric("trade", 100_000);
 
 /// Hands out IDs from blocks reserved in the store.
 pub struct IdAllocator {

@@ -205,6 +205,12 @@ mod tests {
         Ok(OpReply::created(serde_json::json!({"clientId": rec.id})))
     }
 
+    /// No client `id` was stored.
+    async fn assert_no_client(app: &App, id: &str) {
+        let stored = crate::auth::load_client(app.store.as_ref(), id).await;
+        assert!(matches!(stored, Ok(None)), "{id}: {stored:?}");
+    }
+
     fn memory_app(access: OperatorAccess) -> Arc<App> {
         let ports = Ports::new(
             Arc::new(EmbeddedStore::in_memory()),
@@ -270,8 +276,7 @@ mod tests {
             .await
             .expect("a response");
         assert_eq!(resp.status(), 403);
-        let stored = crate::auth::load_client(app.store.as_ref(), "intruder").await;
-        assert!(matches!(stored, Ok(None)), "{stored:?}");
+        assert_no_client(&app, "intruder").await;
     }
 
     #[tokio::test]
@@ -281,8 +286,7 @@ mod tests {
             .await
             .expect("a response");
         assert_eq!(resp.status(), 404);
-        let stored = crate::auth::load_client(app.store.as_ref(), "acme").await;
-        assert!(matches!(stored, Ok(None)), "{stored:?}");
+        assert_no_client(&app, "acme").await;
     }
 
     #[tokio::test]

@@ -135,11 +135,10 @@ async fn plan_ai_change(
 
 /// A KYC/AML decision: the statuses to set (at least one) and optional notes.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[serde(deny_unknown_fields)]
 pub struct KycDecision {
-    #[serde(rename = "kycStatus")]
     pub kyc_status: Option<String>,
-    #[serde(rename = "amlStatus")]
     pub aml_status: Option<String>,
     pub notes: Option<String>,
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::ctx::Ctx;
 use crate::error::ApiError;
-use crate::store::{StoreError, Write};
+use crate::store::{Store, StoreError, Write};
 use crate::webhooks::Event;
 
 /// How many times an operation reads again and re-plans after a concurrent change (another
@@ -41,9 +41,8 @@ impl<T> Plan<T> {
         Plan::new(Vec::new(), answer)
     }
 
-    pub fn write(mut self, write: Write) -> Self {
-        self.writes.push(write);
-        self
+    pub fn write(self, write: Write) -> Self {
+        self.writes([write])
     }
 
     pub fn writes(mut self, writes: impl IntoIterator<Item = Write>) -> Self {
@@ -51,9 +50,8 @@ impl<T> Plan<T> {
         self
     }
 
-    pub fn event(mut self, event: Event) -> Self {
-        self.events.push(event);
-        self
+    pub fn event(self, event: Event) -> Self {
+        self.events([event])
     }
 
     pub fn events(mut self, events: impl IntoIterator<Item = Event>) -> Self {
@@ -108,10 +106,11 @@ impl Ctx {
     }
 }
 
-/// One conditional write outside an operation: `false` when its condition did not hold
-/// (nothing written).
-pub async fn write_if(store: &dyn crate::store::Store, write: Write) -> Result<bool, ApiError> {
-    match store.write(vec![write]).await {
+/// Commits `writes` as one transaction, once: `false` when a condition did not hold (nothing
+/// written). For records outside any client's operations (the operator's client records),
+/// where a failed condition is the caller's answer rather than a reason to re-plan.
+pub async fn write_once(store: &dyn Store, writes: Vec<Write>) -> Result<bool, ApiError> {
+    match store.write(writes).await {
         Ok(()) => Ok(true),
         Err(StoreError::ConditionFailed { .. }) => Ok(false),
         Err(e) => Err(e.into()),

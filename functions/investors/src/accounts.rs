@@ -6,7 +6,7 @@ use http::Method;
 use serde_json::{Map, Value};
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
-use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::list::ListSpec;
 use shared::model::account::{AccountIds, AccountRef, ArchiveView, READ_ONLY};
 use shared::model::ids::no_account;
 use shared::model::{validate, Account};
@@ -135,59 +135,52 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 }
 
 const LIST: ListSpec = ListSpec {
-    fields: &[
-        f("accountId", FieldKind::Id),
-        f("accountName", FieldKind::Text),
-        f("type", FieldKind::Text),
-        f("entityType", FieldKind::Text),
-        f("residentType", FieldKind::Text),
-        f("address1", FieldKind::Text),
-        f("address2", FieldKind::Text),
-        f("city", FieldKind::Text),
-        f("state", FieldKind::Text),
-        f("zip", FieldKind::Text),
-        f("country", FieldKind::Text),
-        f("email", FieldKind::Text),
-        f("phone", FieldKind::Text),
-        f("taxID", FieldKind::Text),
-        f("kycStatus", FieldKind::Text),
-        f("kycDate", FieldKind::Text),
-        f("amlStatus", FieldKind::Text),
-        f("amlDate", FieldKind::Text),
-        f("suitabilityScore", FieldKind::Text),
-        f("suitabilityDate", FieldKind::Text),
-        f("suitabilityApprover", FieldKind::Text),
-        f("accreditedStatus", FieldKind::Text),
-        f("accreditedInvestor", FieldKind::Text),
-        f("accreditedInvestorDate", FieldKind::Text),
-        f("506cLimit", FieldKind::Text),
-        f("accountTotalLimit", FieldKind::Text),
-        f("singleInvestmentLimit", FieldKind::Text),
-        f("associatedAC", FieldKind::Text),
-        f("syndicate", FieldKind::Text),
-        f("tags", FieldKind::Text),
-        f("notes", FieldKind::Text),
-        f("approvalStatus", FieldKind::Text),
-        f("approvalPrincipal", FieldKind::Text),
-        f("approvalLastReview", FieldKind::Text),
-        f("field1", FieldKind::Text),
-        f("field2", FieldKind::Text),
-        f("field3", FieldKind::Text),
-        f("accountstatus", FieldKind::Text),
-        f("createdDate", FieldKind::Date),
-        f("updatedDate", FieldKind::Date),
-    ],
-    id_field: "accountId",
-    default_sort: ("createdDate", Dir::Desc),
     equality_only: true,
     sort_fallback: true,
+    ..ListSpec::newest_first("accountId").texts(&[
+        "accountName",
+        "type",
+        "entityType",
+        "residentType",
+        "address1",
+        "address2",
+        "city",
+        "state",
+        "zip",
+        "country",
+        "email",
+        "phone",
+        "taxID",
+        "kycStatus",
+        "kycDate",
+        "amlStatus",
+        "amlDate",
+        "suitabilityScore",
+        "suitabilityDate",
+        "suitabilityApprover",
+        "accreditedStatus",
+        "accreditedInvestor",
+        "accreditedInvestorDate",
+        "506cLimit",
+        "accountTotalLimit",
+        "singleInvestmentLimit",
+        "associatedAC",
+        "syndicate",
+        "tags",
+        "notes",
+        "approvalStatus",
+        "approvalPrincipal",
+        "approvalLastReview",
+        "field1",
+        "field2",
+        "field3",
+        "accountstatus",
+    ])
 };
 
 /// `GET /v3/accounts`: scope `account.read` at any PII level; equality filters only.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page = records::list::<Account>(ctx.store(), ctx.client_id(), &q, |r| r.view(ctx.pii)).await?;
-    Ok(page.into_reply("accounts"))
+    records::list::<Account>(&ctx, p.query_pairs(), &LIST, "accounts", |r, _| r.view(ctx.pii)).await
 }
 
 async fn load_live(ctx: &Ctx, id: &str) -> Result<records::Stored<Account>, ApiError> {
@@ -462,23 +455,7 @@ const LEGACY_LIST_CAP: usize = 10_000;
 
 /// The caller's live accounts, newest first (the list index), at most `cap`.
 async fn live_accounts(ctx: &Ctx, cap: usize) -> Result<Vec<Account>, ApiError> {
-    use shared::store::{Index, Query};
-    let mut q = Query::new(Index::Gsi1, records::partition::<Account>(ctx.client_id()));
-    q.forward = false;
-    let mut out = Vec::new();
-    loop {
-        let page = ctx.store().query(&q).await?;
-        for item in &page.items {
-            if out.len() == cap {
-                return Ok(out);
-            }
-            out.push(records::from_item::<Account>(item)?.rec);
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
-        }
-    }
+    records::newest::<Account>(ctx, cap).await
 }
 
 /// A list answer of the deprecated methods: `accountDetails`, an array of account records,
@@ -540,16 +517,8 @@ fn name_matches(a: &Account, text: &str) -> bool {
 
 /// The accounts routes.
 pub fn routes() -> Routes {
-    const READ: ScopeReq = ScopeReq {
-        family: "account.read",
-        min: PiiLevel::Low,
-        name: "account.read",
-    };
-    const WRITE: ScopeReq = ScopeReq {
-        family: "account.write",
-        min: PiiLevel::High,
-        name: "account.write",
-    };
+    const READ: ScopeReq = ScopeReq::new("account.read", PiiLevel::Low, "account.read");
+    const WRITE: ScopeReq = ScopeReq::new("account.write", PiiLevel::High, "account.write");
     Routes::new()
         .op("createAccount", op!(create))
         .op("updateAccount", op!(update))

@@ -112,22 +112,15 @@ pub async fn get_ai_request(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account_id = p.req(&["accountId"])?;
     let account = existing_account(&ctx, &account_id).await?.rec;
     let mut requests = Vec::new();
-    let mut q = records::accreditation::account_entries(ctx.client_id(), &account.id);
-    loop {
-        let page = ctx.store().query(&q).await?;
-        for item in &page.items {
-            let Some(id) = records::accreditation::entry_request_id(item) else {
-                continue;
-            };
-            if let Some(r) = records::load::<AiRequest>(ctx.store(), ctx.client_id(), id).await? {
-                if !r.rec.deleted {
-                    requests.push(r.rec);
-                }
+    let q = records::accreditation::account_entries(ctx.client_id(), &account.id);
+    for item in &records::query_all(ctx.store(), q).await? {
+        let Some(id) = records::accreditation::entry_request_id(item) else {
+            continue;
+        };
+        if let Some(r) = records::load::<AiRequest>(ctx.store(), ctx.client_id(), id).await? {
+            if !r.rec.deleted {
+                requests.push(r.rec);
             }
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => break,
         }
     }
     let details = AiRequests {

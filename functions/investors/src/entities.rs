@@ -4,16 +4,15 @@
 use http::Method;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
-use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::list::ListSpec;
 use shared::model::ids::no_party;
-use shared::model::party::{PartyRecord, PartyRef};
+use shared::model::party::{PartyRef, Setter};
 use shared::model::{validate, Entity};
 use shared::records;
-use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::support::Checks;
+use crate::support::{apply_texts, require, Checks};
 
 const FIELDS: &[&str] = &[
     "entityName",
@@ -41,62 +40,22 @@ const FIELDS: &[&str] = &[
     "formationDate",
 ];
 
-/// createEntity's required parameters, in the order `106` reports them.
-const REQUIRED: &[&str] = &[
-    "entityName",
-    "primCountry",
-    "primAddress1",
-    "primCity",
-    "primState",
-    "primZip",
-    "emailAddress",
-];
+/// createEntity's required parameters (the first of [`FIELDS`]), in the order `106`
+/// reports them.
+const REQUIRED: &[&str] = FIELDS.split_at(7).0;
 
-type Setter = fn(&mut Entity, String);
-
-/// The free-text parameters and where each is stored (verbatim, statuses included).
-const TEXT: &[(&str, Setter)] = &[
+/// The free-text parameters only entities take, and where each is stored.
+const TEXT: &[Setter<Entity>] = &[
     ("entityName", |r, v| r.entity_name = v),
-    ("primCountry", |r, v| r.prim_country = v),
-    ("primAddress1", |r, v| r.prim_address1 = v),
-    ("primCity", |r, v| r.prim_city = v),
-    ("primState", |r, v| r.prim_state = v),
-    ("primZip", |r, v| r.prim_zip = v),
-    ("emailAddress", |r, v| r.email = v),
-    ("domicile", |r, v| r.domicile = v),
     ("entityType", |r, v| r.entity_type = v),
     ("entityDesc", |r, v| r.entity_desc = v),
     ("ein", |r, v| r.ein = v),
-    ("primAddress2", |r, v| r.prim_address2 = v),
-    ("emailAddress2", |r, v| r.email2 = v),
-    ("phone", |r, v| r.phone = v),
-    ("phone2", |r, v| r.phone2 = v),
-    ("notes", |r, v| r.notes = v),
     ("ownersAI", |r, v| r.owners_ai = v),
-    ("KYCstatus", |r, v| r.kyc_status = v),
-    ("AMLstatus", |r, v| r.aml_status = v),
-    ("AMLdate", |r, v| r.aml_date = v),
 ];
-
-/// `106` for a required parameter that is blank, or absent when `creating`.
-fn require_params(p: &Params, creating: bool) -> Result<(), ApiError> {
-    for name in REQUIRED {
-        match p.opt(&[name])? {
-            None if !creating => {}
-            Some(v) if !v.trim().is_empty() => {}
-            _ => return Err(ApiError::missing(name)),
-        }
-    }
-    Ok(())
-}
 
 /// Sets every parameter the request sends (and only those), checking formats (`106`).
 fn apply(p: &Params, r: &mut Entity) -> Result<(), ApiError> {
-    for (name, set) in TEXT {
-        if let Some(v) = p.opt(&[name])? {
-            set(r, v);
-        }
-    }
+    apply_texts(p, r, TEXT)?;
     if p.opt(&["totalAssets"])?.is_some() {
         r.total_assets = p.int("totalAssets")?;
     }
@@ -121,7 +80,7 @@ fn flag_checks(p: &Params) -> Result<Checks, ApiError> {
 /// `PUT /v3/createEntity` (sends no webhook, as part 1 says).
 pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
-    require_params(&p, true)?;
+    require(&p, REQUIRED, true)?;
     let mut entity = Entity {
         created_ip: ctx.ip.to_string(),
         ..Entity::default()
@@ -143,21 +102,10 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELDS)?;
     let id = p.req(&["partyId"])?;
-    require_params(&p, false)?;
+    require(&p, REQUIRED, false)?;
     apply(&p, &mut Entity::default())?;
     let checks = flag_checks(&p)?;
-    let entity = ctx
-        .transact(async move |ctx, _| {
-            let stored = live_entity(&ctx, &id).await?;
-            let mut entity = stored.rec.clone();
-            apply(&p, &mut entity)?;
-            entity.updated = ctx.now();
-            let event = view_event("updateEntity", &entity.status_view());
-            let writes = records::replace(ctx.client_id(), &stored, &entity)?;
-            Ok(checks.onto(Plan::new(writes, entity).event(event)))
-        })
-        .await?;
-    Ok(Reply::ok().with("entityDetails", insert_array(entity.status_view())))
+    crate::support::update(&ctx, p, id, apply, checks, "updateEntity", "entityDetails").await
 }
 
 /// A live entity of the caller, or `198`.
@@ -182,56 +130,40 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     crate::support::delete_virtually::<Entity>(&ctx, p.req(&["partyId"])?, "deleteEntity").await
 }
 
-const LIST: ListSpec = ListSpec {
-    fields: &[
-        f("partyId", FieldKind::Id),
-        f("entityName", FieldKind::Text),
-        f("entityType", FieldKind::Text),
-        f("entityDesc", FieldKind::Text),
-        f("ein", FieldKind::Text),
-        f("domicile", FieldKind::Text),
-        f("primAddress1", FieldKind::Text),
-        f("primAddress2", FieldKind::Text),
-        f("primCity", FieldKind::Text),
-        f("primState", FieldKind::Text),
-        f("primZip", FieldKind::Text),
-        f("primCountry", FieldKind::Text),
-        f("emailAddress", FieldKind::Text),
-        f("emailAddress2", FieldKind::Text),
-        f("phone", FieldKind::Text),
-        f("phone2", FieldKind::Text),
-        f("totalAssets", FieldKind::Number),
-        f("ownersAI", FieldKind::Text),
-        f("KYCstatus", FieldKind::Text),
-        f("AMLstatus", FieldKind::Text),
-        f("AMLdate", FieldKind::Text),
-        f("formationDate", FieldKind::Text),
-        f("tags", FieldKind::Text),
-        f("notes", FieldKind::Text),
-        f("partystatus", FieldKind::Text),
-        f("createdDate", FieldKind::Date),
-        f("updatedDate", FieldKind::Date),
-    ],
-    id_field: "partyId",
-    default_sort: ("createdDate", Dir::Desc),
-    equality_only: false,
-    sort_fallback: false,
-};
+const LIST: ListSpec = ListSpec::newest_first("partyId").numbers(&["totalAssets"]).texts(&[
+    "entityName",
+    "entityType",
+    "entityDesc",
+    "ein",
+    "domicile",
+    "primAddress1",
+    "primAddress2",
+    "primCity",
+    "primState",
+    "primZip",
+    "primCountry",
+    "emailAddress",
+    "emailAddress2",
+    "phone",
+    "phone2",
+    "ownersAI",
+    "KYCstatus",
+    "AMLstatus",
+    "AMLdate",
+    "formationDate",
+    "tags",
+    "notes",
+    "partystatus",
+]);
 
 /// `GET /v3/entities`: newest first, scope `party.read.pii_high`.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page = records::list::<Entity>(ctx.store(), ctx.client_id(), &q, Entity::view).await?;
-    Ok(page.into_reply("entities"))
+    records::list::<Entity>(&ctx, p.query_pairs(), &LIST, "entities", |e, _| e.view()).await
 }
 
 /// The entity routes.
 pub fn routes() -> Routes {
-    const READ: ScopeReq = ScopeReq {
-        family: "party.read",
-        min: PiiLevel::High,
-        name: "party.read.pii_high",
-    };
+    const READ: ScopeReq = ScopeReq::new("party.read", PiiLevel::High, "party.read.pii_high");
     Routes::new()
         .op("createEntity", op!(create))
         .op("updateEntity", op!(update))

@@ -45,12 +45,15 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     apply(&p, &mut s)?;
     live_entity(&ctx, &id).await?;
     s.entity_id = id;
-    s.created = ctx.now();
-    s.created_ip = ctx.ip.to_string();
+    s.stamps.created = ctx.now();
+    s.stamps.created_ip = ctx.ip.to_string();
     let (reply, event) = respond(
         "createEntitySupp",
         &s,
-        &[("createdDate", &s.created), ("createdIpAddress", &s.created_ip)],
+        &[
+            ("createdDate", &s.stamps.created),
+            ("createdIpAddress", &s.stamps.created_ip),
+        ],
     );
     let duplicate = ApiError::invalid("entityID", "the entity already has a supplement; use updateEntitySupp");
     ctx.transact(async move |ctx, _| Ok(insert_once(ctx.client_id(), &s, duplicate.clone())?.event(event.clone())))
@@ -79,12 +82,11 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         let stored = load(&ctx, &id).await?;
         let mut s = stored.rec.clone();
         apply(&p, &mut s)?;
-        s.updated = ctx.now();
-        s.updated_ip = ctx.ip.to_string();
+        s.stamps.change(ctx.now(), ctx.ip.to_string());
         let (reply, event) = respond(
             "updateEntitySupp",
             &s,
-            &[("createdDate", &s.created), ("updatedDate", &s.updated)],
+            &[("createdDate", &s.stamps.created), ("updatedDate", &s.stamps.updated)],
         );
         Ok(Plan::new(records::replace(ctx.client_id(), &stored, &s)?, reply).event(event))
     })

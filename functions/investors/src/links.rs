@@ -5,7 +5,7 @@
 //! duplicate) and one per account with a primary party (at most one).
 
 use serde_json::Value;
-use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::list::ListSpec;
 use shared::model::link::{AccountLinks, LinkRef, LINK_TYPES, RELATED_TYPES};
 use shared::model::Link;
 use shared::records::link::{account_link_ids, pair_key, primary_key};
@@ -189,39 +189,23 @@ pub async fn get_all(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     Ok(Reply::ok().with_value("linkDetails", Value::Array(links)))
 }
 
-const LIST: ListSpec = ListSpec {
-    fields: &[
-        f("id", FieldKind::Id),
-        f("firstEntryType", FieldKind::Text),
-        f("firstEntry", FieldKind::Text),
-        f("relatedEntryType", FieldKind::Text),
-        f("relatedEntry", FieldKind::Text),
-        f("linkType", FieldKind::Text),
-        f("notes", FieldKind::Text),
-        f("primary_value", FieldKind::Number),
-        f("createdDate", FieldKind::Date),
-        f("updatedDate", FieldKind::Date),
-    ],
-    id_field: "id",
-    default_sort: ("createdDate", Dir::Desc),
-    equality_only: false,
-    sort_fallback: false,
-};
+const LIST: ListSpec = ListSpec::newest_first("id").numbers(&["primary_value"]).texts(&[
+    "firstEntryType",
+    "firstEntry",
+    "relatedEntryType",
+    "relatedEntry",
+    "linkType",
+    "notes",
+]);
 
 /// `GET /v3/links`: scope `link.read`, newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page = records::list::<Link>(ctx.store(), ctx.client_id(), &q, Link::view).await?;
-    Ok(page.into_reply("links"))
+    records::list::<Link>(&ctx, p.query_pairs(), &LIST, "links", |l, _| l.view()).await
 }
 
 /// The link routes.
 pub fn routes() -> Routes {
-    const READ: ScopeReq = ScopeReq {
-        family: "link.read",
-        min: PiiLevel::High,
-        name: "link.read",
-    };
+    const READ: ScopeReq = ScopeReq::new("link.read", PiiLevel::High, "link.read");
     Routes::new()
         .op("createLink", op!(create))
         .op("getLink", op!(get))

@@ -5,9 +5,9 @@ use http::Method;
 use serde_json::{Map, Value};
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
-use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::list::ListSpec;
 use shared::model::ids::no_party;
-use shared::model::party::PartyRecord;
+use shared::model::party::{PartyRecord, Setter};
 use shared::model::validate;
 use shared::model::{Entity, Party};
 use shared::records;
@@ -15,7 +15,7 @@ use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-use crate::support::{all, flag_param, int_at_least, Checks};
+use crate::support::{all, apply_texts, flag_param, int_at_least, require, Checks};
 
 /// Parameters createParty takes (and the field permissions they need).
 const FIELDS: &[&str] = &[
@@ -61,37 +61,15 @@ const FIELDS: &[&str] = &[
     "invest_to",
 ];
 
-/// createParty's required parameters, in the order `106` reports them.
-const REQUIRED: &[&str] = &[
-    "firstName",
-    "lastName",
-    "dob",
-    "primCountry",
-    "primAddress1",
-    "primCity",
-    "primState",
-    "primZip",
-    "emailAddress",
-];
+/// createParty's required parameters (the first of [`FIELDS`]), in the order `106` reports
+/// them.
+const REQUIRED: &[&str] = FIELDS.split_at(9).0;
 
-type Setter = fn(&mut Party, String);
-
-/// The free-text parameters and where each is stored (verbatim, statuses included).
-const TEXT: &[(&str, Setter)] = &[
+/// The free-text parameters only individual parties take, and where each is stored.
+const TEXT: &[Setter<Party>] = &[
     ("firstName", |r, v| r.first_name = v),
     ("lastName", |r, v| r.last_name = v),
-    ("primCountry", |r, v| r.prim_country = v),
-    ("primAddress1", |r, v| r.prim_address1 = v),
-    ("primCity", |r, v| r.prim_city = v),
-    ("primState", |r, v| r.prim_state = v),
-    ("primZip", |r, v| r.prim_zip = v),
-    ("emailAddress", |r, v| r.email = v),
-    ("domicile", |r, v| r.domicile = v),
     ("middleInitial", |r, v| r.middle_initial = v),
-    ("primAddress2", |r, v| r.prim_address2 = v),
-    ("emailAddress2", |r, v| r.email2 = v),
-    ("phone", |r, v| r.phone = v),
-    ("phone2", |r, v| r.phone2 = v),
     ("occupation", |r, v| r.occupation = v),
     ("associatedPerson", |r, v| r.associated_person = v),
     ("empCountry", |r, v| r.emp_country = v),
@@ -102,10 +80,6 @@ const TEXT: &[(&str, Setter)] = &[
     ("empZip", |r, v| r.emp_zip = v),
     ("empName", |r, v| r.emp_name = v),
     ("empStatus", |r, v| r.emp_status = v),
-    ("KYCstatus", |r, v| r.kyc_status = v),
-    ("AMLstatus", |r, v| r.aml_status = v),
-    ("AMLdate", |r, v| r.aml_date = v),
-    ("notes", |r, v| r.notes = v),
     ("field1", |r, v| r.field1 = v),
     ("field2", |r, v| r.field2 = v),
     ("field3", |r, v| r.field3 = v),
@@ -130,18 +104,11 @@ fn is_non_resident(domicile: &str) -> bool {
 /// `106` for a required parameter that is blank, or absent when `creating`. `primState`
 /// is left to [`require_state`] on updates (it depends on the stored `domicile`).
 fn require_params(p: &Params, creating: bool) -> Result<(), ApiError> {
-    let non_resident = is_non_resident(&p.text(&["domicile"])?);
-    for name in REQUIRED {
-        if *name == "primState" && (non_resident || !creating) {
-            continue;
-        }
-        match p.opt(&[name])? {
-            None if !creating => {}
-            Some(v) if !v.trim().is_empty() => {}
-            _ => return Err(ApiError::missing(name)),
-        }
-    }
-    Ok(())
+    let state_elsewhere = is_non_resident(&p.text(&["domicile"])?) || !creating;
+    let names = REQUIRED
+        .iter()
+        .filter(|name| !(**name == "primState" && state_elsewhere));
+    require(p, names, creating)
 }
 
 /// `primState` is required unless the party is a non-resident.
@@ -154,11 +121,7 @@ fn require_state(r: &Party) -> Result<(), ApiError> {
 
 /// Sets every parameter the request sends (and only those), checking formats (`106`).
 fn apply(p: &Params, r: &mut Party) -> Result<(), ApiError> {
-    for (name, set) in TEXT {
-        if let Some(v) = p.opt(&[name])? {
-            set(r, v);
-        }
-    }
+    apply_texts(p, r, TEXT)?;
     if let Some(v) = p.opt(&["dob"])? {
         r.dob = validate::date("dob", &v)?;
     }
@@ -216,19 +179,11 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     require_params(&p, false)?;
     apply(&p, &mut Party::default())?;
     let checks = flag_checks(&p)?;
-    let party = ctx
-        .transact(async move |ctx, _| {
-            let stored = live_party(&ctx, &id).await?;
-            let mut party = stored.rec.clone();
-            apply(&p, &mut party)?;
-            require_state(&party)?;
-            party.updated = ctx.now();
-            let event = view_event("updateParty", &party.status_view());
-            let writes = records::replace(ctx.client_id(), &stored, &party)?;
-            Ok(checks.onto(Plan::new(writes, party).event(event)))
-        })
-        .await?;
-    Ok(status_reply(&party))
+    let apply_complete = |p: &Params, r: &mut Party| {
+        apply(p, r)?;
+        require_state(r)
+    };
+    crate::support::update(&ctx, p, id, apply_complete, checks, "updateParty", "partyDetails").await
 }
 
 /// A live individual party of the caller, or `198`.
@@ -281,66 +236,58 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 }
 
 /// The list engine's view of party records.
-const LIST: ListSpec = ListSpec {
-    fields: &[
-        f("partyId", FieldKind::Id),
-        f("firstName", FieldKind::Text),
-        f("middleInitial", FieldKind::Text),
-        f("lastName", FieldKind::Text),
-        f("domicile", FieldKind::Text),
-        f("socialSecurityNumber", FieldKind::Text),
-        f("dob", FieldKind::Text),
-        f("primAddress1", FieldKind::Text),
-        f("primAddress2", FieldKind::Text),
-        f("primCity", FieldKind::Text),
-        f("primState", FieldKind::Text),
-        f("primZip", FieldKind::Text),
-        f("primCountry", FieldKind::Text),
-        f("emailAddress", FieldKind::Text),
-        f("emailAddress2", FieldKind::Text),
-        f("phone", FieldKind::Text),
-        f("phone2", FieldKind::Text),
-        f("occupation", FieldKind::Text),
-        f("associatedPerson", FieldKind::Text),
-        f("empAddress1", FieldKind::Text),
-        f("empAddress2", FieldKind::Text),
-        f("empCity", FieldKind::Text),
-        f("empState", FieldKind::Text),
-        f("empZip", FieldKind::Text),
-        f("empCountry", FieldKind::Text),
-        f("empName", FieldKind::Text),
-        f("empStatus", FieldKind::Text),
-        f("invest_to", FieldKind::Text),
-        f("currentAnnIncome", FieldKind::Number),
-        f("avgAnnIncome", FieldKind::Number),
-        f("currentHouseholdIncome", FieldKind::Number),
-        f("avgHouseholdIncome", FieldKind::Number),
-        f("householdNetworth", FieldKind::Number),
-        f("kycStatus", FieldKind::Text),
-        f("amlStatus", FieldKind::Text),
-        f("amlDate", FieldKind::Text),
-        f("tags", FieldKind::Text),
-        f("notes", FieldKind::Text),
-        f("esignStatus", FieldKind::Text),
-        f("documentKey", FieldKind::Text),
-        f("field1", FieldKind::Text),
-        f("field2", FieldKind::Text),
-        f("field3", FieldKind::Text),
-        f("partystatus", FieldKind::Text),
-        f("createdDate", FieldKind::Date),
-        f("updatedDate", FieldKind::Date),
-    ],
-    id_field: "partyId",
-    default_sort: ("createdDate", Dir::Desc),
-    equality_only: false,
-    sort_fallback: false,
-};
+const LIST: ListSpec = ListSpec::newest_first("partyId")
+    .numbers(&[
+        "currentAnnIncome",
+        "avgAnnIncome",
+        "currentHouseholdIncome",
+        "avgHouseholdIncome",
+        "householdNetworth",
+    ])
+    .texts(&[
+        "firstName",
+        "middleInitial",
+        "lastName",
+        "domicile",
+        "socialSecurityNumber",
+        "dob",
+        "primAddress1",
+        "primAddress2",
+        "primCity",
+        "primState",
+        "primZip",
+        "primCountry",
+        "emailAddress",
+        "emailAddress2",
+        "phone",
+        "phone2",
+        "occupation",
+        "associatedPerson",
+        "empAddress1",
+        "empAddress2",
+        "empCity",
+        "empState",
+        "empZip",
+        "empCountry",
+        "empName",
+        "empStatus",
+        "invest_to",
+        "kycStatus",
+        "amlStatus",
+        "amlDate",
+        "tags",
+        "notes",
+        "esignStatus",
+        "documentKey",
+        "field1",
+        "field2",
+        "field3",
+        "partystatus",
+    ]);
 
 /// `GET /v3/parties`: individual parties, newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page = records::list::<Party>(ctx.store(), ctx.client_id(), &q, |r| r.view(ctx.pii)).await?;
-    Ok(page.into_reply("parties"))
+    records::list::<Party>(&ctx, p.query_pairs(), &LIST, "parties", |r, _| r.view(ctx.pii)).await
 }
 
 /// `GET /v3/parties/{partyId}`: one party, `1404` when unknown or deleted.
@@ -352,11 +299,7 @@ pub async fn read(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 
 /// The individual parties routes.
 pub fn routes() -> Routes {
-    const READ: ScopeReq = ScopeReq {
-        family: "party.read",
-        min: PiiLevel::Low,
-        name: "party.read",
-    };
+    const READ: ScopeReq = ScopeReq::new("party.read", PiiLevel::Low, "party.read");
     Routes::new()
         .op("createParty", op!(create))
         .op("updateParty", op!(update))

@@ -6,12 +6,35 @@
 use shared::model::flags::FlagKind;
 use shared::model::ids::no_party;
 use shared::model::kyc::BillingEntry;
-use shared::model::party::{PartyRecord, PartyRef};
+use shared::model::party::{PartyRecord, PartyRef, Setter};
 use shared::records::flags::FlagItems;
 use shared::records::{self, Record};
 use shared::store::{Index, Query, Write};
 use shared::webhooks::{record_event, view_event};
 use shared::{ApiError, Ctx, Environment, Params, Plan, Reply};
+
+/// `106` for a required parameter that is blank, or absent when `creating`.
+pub fn require<'a>(p: &Params, names: impl IntoIterator<Item = &'a &'a str>, creating: bool) -> Result<(), ApiError> {
+    for name in names {
+        match p.opt(&[name])? {
+            None if !creating => {}
+            Some(v) if !v.trim().is_empty() => {}
+            _ => return Err(ApiError::missing(name)),
+        }
+    }
+    Ok(())
+}
+
+/// Sets the contact parameters and those of `own` the request sends (and only those),
+/// verbatim.
+pub fn apply_texts<R: PartyRecord>(p: &Params, r: &mut R, own: &[Setter<R>]) -> Result<(), ApiError> {
+    for (name, set) in R::CONTACT.iter().chain(own) {
+        if let Some(v) = p.opt(&[name])? {
+            set(r, v);
+        }
+    }
+    Ok(())
+}
 
 /// The flag checks of one request: each a transaction item with the error it stands for.
 #[derive(Clone, Default)]
@@ -69,18 +92,12 @@ pub fn insert_once<R: Record>(client: &str, r: &R, exists: ApiError) -> Result<P
 /// Every record of one kind the caller has, deleted ones included (the client's own
 /// partition: the cost grows with that client's records only).
 pub async fn all<R: Record>(ctx: &Ctx) -> Result<Vec<R>, ApiError> {
-    let mut q = Query::new(Index::Table, records::partition::<R>(ctx.client_id()));
-    let mut out = Vec::new();
-    loop {
-        let page = ctx.store().query(&q).await?;
-        for item in &page.items {
-            out.push(records::from_item::<R>(item)?.rec);
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
-        }
-    }
+    let q = Query::new(Index::Table, records::partition::<R>(ctx.client_id()));
+    let items = records::query_all(ctx.store(), q).await?;
+    items
+        .iter()
+        .map(|item| Ok(records::from_item::<R>(item)?.rec))
+        .collect()
 }
 
 /// Newest first (`createdDate`, then ID), as the lists order.
@@ -144,13 +161,38 @@ pub async fn get<R: Searchable>(ctx: &Ctx, p: &Params, method: &str, key: &str) 
     Ok(Reply::ok().with_value(key, serde_json::Value::Array(vec![serde_json::Value::Object(record)])))
 }
 
+/// updateParty and updateEntity, once the request is checked: `apply` sets the fields sent
+/// on the caller's live record (`198` otherwise) and the whole row is written back with the
+/// flag `checks`; a concurrent change makes the write fail its version check, and the request
+/// is applied to the fresh copy. The answer (an array of one under `key`) and the `method`
+/// webhook carry the status record.
+pub async fn update<R: PartyRecord>(
+    ctx: &Ctx,
+    p: Params,
+    id: String,
+    apply: fn(&Params, &mut R) -> Result<(), ApiError>,
+    checks: Checks,
+    method: &str,
+    key: &str,
+) -> Result<Reply, ApiError> {
+    // Owned: a borrowed string captured by the attempt keeps its future from being `Send`.
+    let (method, key) = (method.to_owned(), key.to_owned());
+    ctx.transact(async move |ctx, _| {
+        let stored = records::live::<R>(&ctx, &id, no_party).await?;
+        let mut r = stored.rec.clone();
+        apply(&p, &mut r)?;
+        *r.updated_mut() = ctx.now();
+        let view = r.status_view();
+        let event = view_event(&method, &view);
+        let reply = Reply::ok().with(&key, shared::insert_array(view));
+        Ok(checks.onto(Plan::new(records::replace(ctx.client_id(), &stored, &r)?, reply).event(event)))
+    })
+    .await
+}
+
 /// deleteParty and deleteEntity: a virtual delete of the caller's live record (`198`
 /// otherwise); the `method` webhook carries `partyId`.
-pub async fn delete_virtually<R: PartyRecord + 'static>(
-    ctx: &Ctx,
-    id: String,
-    method: &str,
-) -> Result<Reply, ApiError> {
+pub async fn delete_virtually<R: PartyRecord>(ctx: &Ctx, id: String, method: &str) -> Result<Reply, ApiError> {
     let method = method.to_owned();
     ctx.transact(async move |ctx, _| {
         let stored = records::live::<R>(&ctx, &id, no_party).await?;

@@ -165,12 +165,10 @@ async fn watermark_files(files: &mut [NewFile], text: &str) -> Result<(), ApiErr
 
 /// The addDocumentsforOffering record and webhook of a document.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Added {
-    #[serde(rename = "offeringId")]
     offering_id: String,
-    #[serde(rename = "documentReferenceCode")]
     document_reference_code: String,
-    #[serde(rename = "documentId")]
     document_id: String,
     #[serde(rename = "documentURL")]
     document_url: String,
@@ -216,14 +214,12 @@ impl Listed {
 
 /// The updateOfferingDocument record and webhook.
 #[derive(Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Updated {
-    #[serde(rename = "documentId")]
     document_id: String,
-    #[serde(rename = "documentTitle")]
     document_title: String,
     #[serde(rename = "documentURL")]
     document_url: String,
-    #[serde(rename = "offeringId")]
     offering_id: String,
 }
 

@@ -4,7 +4,8 @@
 use serde::Serialize;
 use shared::model::ids::IssuerId;
 use shared::model::issuer::{
-    no_issuer, CustodianRecord, CustodianView, IssuerAccount, IssuerAccountCreated, ISSUER_ACCOUNT_ACTIVE,
+    no_issuer, CustodianRecord, CustodianView, IssuerAccount, IssuerAccountCreated, IssuerAccountDetails,
+    ISSUER_ACCOUNT_ACTIVE,
 };
 use shared::model::validate;
 use shared::records::issuer::{custodian_delete, custodian_key, custodians, live_issuer};
@@ -83,28 +84,30 @@ fn account_from_params(ctx: &Ctx, p: &Params, issuer_id: &IssuerId) -> Result<Is
             .ok_or_else(|| ApiError::invalid("companyTaxID", "must be 9 digits, no hyphens"))
     })?;
     Ok(IssuerAccount {
-        issuer_id: issuer_id.to_string(),
-        account_first_name: p.text(&["accountfirstName", "accountFirstName"])?,
-        account_last_name: p.text(&["accountlastName", "accountLastName"])?,
-        account_type: p.text(&["accountType"])?,
-        company_name,
-        company_state,
-        entity_type: p.text(&["entityType"])?,
-        company_tax_id,
-        account_middle_initial: p.text(&["accountMiddleInitial"])?,
-        ssn: non_blank(p.text(&["socialSecurityNumber"])?, validate::ssn)?,
-        dob: non_blank(p.text(&["dob"])?, |v| validate::date("dob", v))?,
-        resident_us: p.text(&["residentUS"])?,
-        citizen_us: p.text(&["citizenUS"])?,
-        address_line1: p.text(&["addressline1", "addressLine1"])?,
-        address_line2: p.text(&["addressline2", "addressLine2"])?,
-        city: p.text(&["city"])?,
-        state: p.text(&["state"])?,
-        zip: p.text(&["zip"])?,
-        country: p.text(&["country"])?,
-        issuing_country,
-        additional_info: p.text(&["additionalInfo"])?,
-        status: ISSUER_ACCOUNT_ACTIVE.into(),
+        details: IssuerAccountDetails {
+            issuer_id: issuer_id.to_string(),
+            account_first_name: p.text(&["accountfirstName", "accountFirstName"])?,
+            account_last_name: p.text(&["accountlastName", "accountLastName"])?,
+            account_type: p.text(&["accountType"])?,
+            company_name,
+            company_state,
+            entity_type: p.text(&["entityType"])?,
+            company_tax_id,
+            account_middle_initial: p.text(&["accountMiddleInitial"])?,
+            ssn: non_blank(p.text(&["socialSecurityNumber"])?, validate::ssn)?,
+            dob: non_blank(p.text(&["dob"])?, |v| validate::date("dob", v))?,
+            resident_us: p.text(&["residentUS"])?,
+            citizen_us: p.text(&["citizenUS"])?,
+            address_line1: p.text(&["addressline1", "addressLine1"])?,
+            address_line2: p.text(&["addressline2", "addressLine2"])?,
+            city: p.text(&["city"])?,
+            state: p.text(&["state"])?,
+            zip: p.text(&["zip"])?,
+            country: p.text(&["country"])?,
+            issuing_country,
+            additional_info: p.text(&["additionalInfo"])?,
+            status: ISSUER_ACCOUNT_ACTIVE.into(),
+        },
         deleted: false,
         created: String::new(),
         created_ip,
@@ -171,8 +174,8 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let issuer_id = issuer_id(&p)?;
     ctx.transact(async move |ctx, _| {
         let s = issuer_account(&ctx, &issuer_id).await?;
-        let status = s.rec.status_view();
-        let custodian_records: Vec<CustodianView> = custodians(ctx.store(), ctx.client_id(), &s.rec.issuer_id)
+        let status = &s.rec.details;
+        let custodian_records: Vec<CustodianView> = custodians(ctx.store(), ctx.client_id(), &s.rec.details.issuer_id)
             .await?
             .iter()
             .map(CustodianRecord::view)
@@ -182,7 +185,7 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             serde_json::to_value(status).map_err(|e| ApiError::internal_from("account view does not serialize", e))?;
         let reply = Reply::ok()
             .desc_value(status)
-            .with("issuerId", &s.rec.issuer_id)
+            .with("issuerId", &s.rec.details.issuer_id)
             .with("Financial issuer details", custodian_records);
         Ok(Plan::answer(reply).event(event))
     })

@@ -5,15 +5,16 @@ use http::Method;
 use serde::Serialize;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
-use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::list::ListSpec;
 use shared::model::ids::IssuerId;
 use shared::model::issuer::{Issuer, IssuerAccount};
+use shared::model::Stamps;
 use shared::records;
 use shared::records::issuer::live_issuer;
 use shared::webhooks::view_event;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{issuer_id, newest, object, required_if_permitted};
+use crate::support::{issuer_id, required_if_permitted};
 
 /// The fields an issuer request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -81,10 +82,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         issuer_status: "Pending".into(),
         field1: p.text(&["field1"])?,
         deleted: false,
-        created: now.clone(),
-        created_ip,
-        updated: now,
-        updated_ip: String::new(),
+        stamps: Stamps::created(now, created_ip),
     };
     let record = issuer.status_view();
     let event = view_event("createIssuer", &record);
@@ -136,8 +134,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         if let Some(v) = &field1 {
             after.field1.clone_from(v);
         }
-        after.updated = ctx.now();
-        after.updated_ip = ctx.ip.to_string();
+        after.stamps.change(ctx.now(), ctx.ip.to_string());
         let record = after.status_view();
         let event = view_event("updateIssuer", &record);
         let reply = Reply::ok().with("issuerDetails", insert_array(record));
@@ -168,14 +165,13 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         let stored = live_issuer(ctx.store(), ctx.client_id(), &id).await?;
         let mut after = stored.rec.clone();
         after.deleted = true;
-        after.updated = ctx.now();
-        after.updated_ip = ctx.ip.to_string();
+        after.stamps.change(ctx.now(), ctx.ip.to_string());
         let mut writes = records::replace(ctx.client_id(), &stored, &after)?;
         if let Some(account) = records::load::<IssuerAccount>(ctx.store(), ctx.client_id(), &after.id).await? {
             if !account.rec.deleted {
                 let mut gone = account.rec.clone();
                 gone.deleted = true;
-                gone.updated.clone_from(&after.updated);
+                gone.updated.clone_from(&after.stamps.updated);
                 writes.extend(records::replace(ctx.client_id(), &account, &gone)?);
             }
         }
@@ -189,7 +185,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `issuerDetails`, the live issuers newest first, at most 10,000.
 pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
     ctx.transact(async move |ctx, _| {
-        let issuers = newest::<Issuer>(&ctx, ALL_MAX).await?;
+        let issuers = records::newest::<Issuer>(&ctx, ALL_MAX).await?;
         let ids: Vec<&str> = issuers.iter().map(|i| i.id.as_str()).collect();
         let event = view_event(
             "getAllIssuers",
@@ -203,38 +199,26 @@ pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
     .await
 }
 
-const LIST: ListSpec = ListSpec {
-    fields: &[
-        f("issuerId", FieldKind::Id),
-        f("issuerName", FieldKind::Text),
-        f("firstName", FieldKind::Text),
-        f("lastName", FieldKind::Text),
-        f("email", FieldKind::Text),
-        f("phoneNumber", FieldKind::Text),
-        f("issuerStatus", FieldKind::Text),
-        f("createdDate", FieldKind::Date),
-        f("updatedDate", FieldKind::Date),
-    ],
-    id_field: "issuerId",
-    default_sort: ("createdDate", Dir::Desc),
-    equality_only: false,
-    sort_fallback: false,
-};
+const LIST: ListSpec = ListSpec::newest_first("issuerId").texts(&[
+    "issuerName",
+    "firstName",
+    "lastName",
+    "email",
+    "phoneNumber",
+    "issuerStatus",
+]);
 
 /// `GET /v3/issuers`: scope `issuer.read.pii_medium` (or higher), newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page = records::list::<Issuer>(ctx.store(), ctx.client_id(), &q, |i| object(i.list_view())).await?;
-    Ok(page.into_reply("issuers"))
+    records::list::<Issuer>(&ctx, p.query_pairs(), &LIST, "issuers", |i, _| {
+        shared::model::object(&i.list_view())
+    })
+    .await
 }
 
 /// The issuer routes.
 pub fn routes() -> Routes {
-    const READ: ScopeReq = ScopeReq {
-        family: "issuer.read",
-        min: PiiLevel::Medium,
-        name: "issuer.read.pii_medium",
-    };
+    const READ: ScopeReq = ScopeReq::new("issuer.read", PiiLevel::Medium, "issuer.read.pii_medium");
     Routes::new()
         .op("createIssuer", op!(create))
         .op("updateIssuer", op!(update))

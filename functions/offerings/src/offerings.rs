@@ -6,7 +6,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
-use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::list::ListSpec;
 use shared::model::offering::{status, Offering, ISSUE_TYPES};
 use shared::model::validate;
 use shared::records;
@@ -16,7 +16,7 @@ use shared::store::{CmpOp, Cond, Update, Val};
 use shared::webhooks::view_event;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{issuer_id, live_offering, newest, object, offering_id};
+use crate::support::{issuer_id, live_offering, offering_id};
 
 /// The fields an offering request may set (field permissions, `110`).
 const FIELDS: &[&str] = &[
@@ -321,7 +321,7 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `offeringDetails`, the live offerings newest first, at most 10,000 (part 1, Limits).
 pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
     ctx.transact(async move |ctx, _| {
-        let all = newest::<Offering>(&ctx, ALL_MAX).await?;
+        let all = records::newest::<Offering>(&ctx, ALL_MAX).await?;
         let event = view_event("getAllOffers", &OfferingIds::of(&all));
         let records: Vec<_> = all.iter().map(Offering::summary).collect();
         Ok(Plan::answer(Reply::ok().with("offeringDetails", records)).event(event))
@@ -341,7 +341,7 @@ fn matches(o: &Offering, needle: &str) -> bool {
 pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let needle = p.req(&["searchKeyword"])?.trim().to_lowercase();
     ctx.transact(async move |ctx, _| {
-        let found: Vec<Offering> = newest::<Offering>(&ctx, usize::MAX)
+        let found: Vec<Offering> = records::newest::<Offering>(&ctx, usize::MAX)
             .await?
             .into_iter()
             .filter(|o| matches(o, &needle))
@@ -354,53 +354,43 @@ pub async fn search(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     .await
 }
 
-const LIST: ListSpec = ListSpec {
-    fields: &[
-        f("issuerId", FieldKind::Id),
-        f("offeringId", FieldKind::Id),
-        f("issueName", FieldKind::Text),
-        f("issueType", FieldKind::Text),
-        f("targetAmount", FieldKind::Number),
-        f("minAmount", FieldKind::Number),
-        f("maxAmount", FieldKind::Number),
-        f("unitPrice", FieldKind::Number),
-        f("totalShares", FieldKind::Number),
-        f("remainingShares", FieldKind::Number),
-        f("startDate", FieldKind::Date),
-        f("endDate", FieldKind::Date),
-        f("offeringStatus", FieldKind::Text),
-        f("offeringText", FieldKind::Text),
-        f("stampingText", FieldKind::Text),
-        f("escrowAccountNumber", FieldKind::Text),
-        f("field1", FieldKind::Text),
-        f("field2", FieldKind::Text),
-        f("field3", FieldKind::Text),
-        f("createdDate", FieldKind::Date),
-        f("createdIPAddress", FieldKind::Text),
-        f("updatedDate", FieldKind::Date),
-        f("virtualStatus", FieldKind::Text),
-    ],
-    id_field: "offeringId",
-    default_sort: ("createdDate", Dir::Desc),
-    equality_only: false,
-    sort_fallback: false,
-};
+const LIST: ListSpec = ListSpec::newest_first("offeringId")
+    .ids(&["issuerId"])
+    .numbers(&[
+        "targetAmount",
+        "minAmount",
+        "maxAmount",
+        "unitPrice",
+        "totalShares",
+        "remainingShares",
+    ])
+    .dates(&["startDate", "endDate", "createdDate", "updatedDate"])
+    .texts(&[
+        "issueName",
+        "issueType",
+        "offeringStatus",
+        "offeringText",
+        "stampingText",
+        "escrowAccountNumber",
+        "field1",
+        "field2",
+        "field3",
+        "createdIPAddress",
+        "virtualStatus",
+    ]);
 
 /// `GET /v3/offerings`: scope `offering.read` (any PII level: offerings hold no PII),
 /// newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let q = shared::list::parse(p.query_pairs(), &LIST)?;
-    let page = records::list::<Offering>(ctx.store(), ctx.client_id(), &q, |o| object(o.list_view())).await?;
-    Ok(page.into_reply("offerings"))
+    records::list::<Offering>(&ctx, p.query_pairs(), &LIST, "offerings", |o, _| {
+        shared::model::object(&o.list_view())
+    })
+    .await
 }
 
 /// The offering routes.
 pub fn routes() -> Routes {
-    const READ: ScopeReq = ScopeReq {
-        family: "offering.read",
-        min: PiiLevel::Low,
-        name: "offering.read",
-    };
+    const READ: ScopeReq = ScopeReq::new("offering.read", PiiLevel::Low, "offering.read");
     Routes::new()
         .op("createOffering", op!(create))
         .op("updateOffering", op!(update))

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use shared::esign;
 use shared::model::ids::{no_offering, OfferingId};
 use shared::model::subscription::{OfferingTemplate, SUBSCRIPTION};
+use shared::model::Stamps;
 use shared::providers::esign::{ESignError, ESignProvider, Template};
 use shared::records::subscription::{self, StoredTemplate};
 use shared::webhooks::{view_event, Event};
@@ -132,10 +133,7 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         template_key: template.id,
         template_name: name,
         template_url: template.uri,
-        created: now.clone(),
-        created_ip,
-        updated: now,
-        updated_ip: String::new(),
+        stamps: Stamps::created(now, created_ip),
         deleted: false,
     };
     ctx.transact(async move |ctx, _| {
@@ -250,8 +248,8 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             after.template_url = template.uri;
         }
         after.template_name.clone_from(&name);
-        after.updated = ctx.now();
-        after.updated_ip.clone_from(&updated_ip);
+        after.stamps.updated = ctx.now();
+        after.stamps.updated_ip.clone_from(&updated_ip);
         let summary = after.summary();
         let event = view_event("updateSubscriptionsforOffering", &summary);
         let reply = Reply::ok().with("document_details", [summary]);
@@ -271,8 +269,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         let before = existing(&ctx, &offering_id, &id).await?;
         let mut after = before.rec.clone();
         after.deleted = true;
-        after.updated = ctx.now();
-        after.updated_ip = ctx.ip.to_string();
+        after.stamps.change(ctx.now(), ctx.ip.to_string());
         let event = view_event(
             "deleteSubscriptionsforOffering",
             &DeletedEvent {

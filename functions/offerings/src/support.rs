@@ -1,14 +1,10 @@
 //! What the offering and issuer operations share: typed ID parameters, the issuer
-//! field-permission rule, list records from views, newest-first reads of a kind, and the
-//! check that an offering is still live.
+//! field-permission rule, and the check that an offering is still live.
 
-use serde::Serialize;
-use serde_json::{Map, Value};
 use shared::model::ids::{IssuerId, OfferingId};
 use shared::model::offering::Offering;
 use shared::records::offering;
-use shared::records::{self, Record, Stored};
-use shared::store::{Index, Query};
+use shared::records::Stored;
 use shared::{ApiError, Ctx, Params};
 
 /// A required numeric ID parameter: `106` when missing or not all digits (what these
@@ -42,34 +38,6 @@ pub fn required_if_permitted(ctx: &Ctx, p: &Params, names: &[&str]) -> Result<St
         p.req(names)
     } else {
         p.text(names)
-    }
-}
-
-/// A view as the record of a list (`records::list` filters and sorts its fields). The
-/// group's views are structs of strings, which always serialize to an object.
-pub fn object(view: impl Serialize) -> Map<String, Value> {
-    match serde_json::to_value(view) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
-    }
-}
-
-/// The caller's live records of one kind, newest first (`createdDate`, then ID), at most
-/// `max`: the live-list index read backwards, one page per 1000.
-pub async fn newest<R: Record>(ctx: &Ctx, max: usize) -> Result<Vec<R>, ApiError> {
-    let mut q = Query::new(Index::Gsi1, records::partition::<R>(ctx.client_id()));
-    q.forward = false;
-    let mut out = Vec::new();
-    loop {
-        q.limit = (max - out.len()).min(1000) as u32;
-        let page = ctx.store().query(&q).await?;
-        for item in &page.items {
-            out.push(records::from_item::<R>(item)?.rec);
-        }
-        match page.next {
-            Some(next) if out.len() < max => q.start = Some(next),
-            _ => return Ok(out),
-        }
     }
 }
 

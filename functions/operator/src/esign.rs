@@ -246,7 +246,7 @@ async fn get_envelope(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply,
         .await
         .map_err(api)?
         .ok_or_else(|| OpError::NotFound(format!("no envelope {key} of client {client}")))?;
-    Ok(OpReply::ok(envelope_answer(client, &stored.envelope, &[])))
+    Ok(OpReply::ok(envelope_answer(client, &stored.rec, &[])))
 }
 
 #[derive(Deserialize, Default)]

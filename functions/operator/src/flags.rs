@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::json;
 use shared::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
 use shared::model::flags::{FlagKind, VALUE_ATTR};
-use shared::records::flags::FlagItems;
+use shared::records::{self, flags::FlagItems};
 use shared::store::{Index, Query, Val, Write, MAX_TRANSACTION_WRITES};
 use shared::{operator_op, Routes};
 
@@ -21,20 +21,11 @@ struct Values {
 
 /// The normalized values stored on a flag list, sorted.
 async fn flag_values(ctx: &OperatorCtx, kind: FlagKind) -> Result<Vec<String>, OpError> {
-    let mut q = Query::new(Index::Table, kind.partition());
-    let mut out = Vec::new();
-    loop {
-        let page = ctx.store().query(&q).await?;
-        out.extend(
-            page.items
-                .iter()
-                .filter_map(|i| i.get(VALUE_ATTR).and_then(Val::as_str).map(str::to_owned)),
-        );
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => break,
-        }
-    }
+    let items = records::query_all(ctx.store(), Query::new(Index::Table, kind.partition())).await?;
+    let mut out: Vec<String> = items
+        .iter()
+        .filter_map(|i| i.get(VALUE_ATTR).and_then(Val::as_str).map(str::to_owned))
+        .collect();
     out.sort();
     Ok(out)
 }

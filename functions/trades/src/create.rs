@@ -4,7 +4,7 @@
 use rust_decimal::Decimal;
 use shared::model::ids::{numeric_id, AccountId};
 use shared::model::trade::{normalize_transaction_type, total_amount, Trade, TradeStatus};
-use shared::model::validate;
+use shared::model::{validate, Stamps};
 use shared::records;
 use shared::records::offering;
 use shared::records::trade;
@@ -71,7 +71,10 @@ fn parse(ctx: &Ctx, p: &Params) -> Result<Request, ApiError> {
         field2: p.text(&["field2"])?,
         field3: p.text(&["field3"])?,
         close_id: p.text(&["closeId"])?,
-        created_ip: ip_param(ctx, p, &["createdIpAddress", "createdIPAddress"])?,
+        stamps: Stamps {
+            created_ip: ip_param(ctx, p, &["createdIpAddress", "createdIPAddress"])?,
+            ..Stamps::default()
+        },
         ..Trade::default()
     };
     Ok(Request {
@@ -144,9 +147,10 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             status: TradeStatus::Created.name().into(),
             esign_status: "NOTSIGNED".into(),
             eligible_to_close: "no".into(),
-            created: now.clone(),
-            updated: now,
-            updated_ip: req.template.created_ip.clone(),
+            stamps: Stamps {
+                updated_ip: req.template.stamps.created_ip.clone(),
+                ..Stamps::created(now, req.template.stamps.created_ip.clone())
+            },
             ..req.template.clone()
         };
         // The account and its primary party as read: a concurrent change fails the

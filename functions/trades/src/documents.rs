@@ -13,6 +13,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::documents::{self, Document, Owner, INVESTOR_FILES};
+use shared::records;
 use shared::store::{CmpOp, Cond, Index, Query, SkRange, Val, Write};
 use shared::webhooks::view_event;
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
@@ -68,19 +69,13 @@ async fn raw_documents(ctx: &Ctx, trade: &str) -> Result<Vec<Raw>, ApiError> {
     let mut q = Query::new(Index::Table, documents::partition(ctx.client_id(), owner(trade)));
     q.sk = SkRange::All;
     let mut out = Vec::new();
-    loop {
-        let page = ctx.store().query(&q).await?;
-        for item in &page.items {
-            let json = item.get("d").and_then(Val::as_str).unwrap_or("").to_owned();
-            let doc: Document =
-                serde_json::from_str(&json).map_err(|e| ApiError::internal_from("corrupt trade document record", e))?;
-            out.push(Raw { doc, json });
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
-        }
+    for item in &records::query_all(ctx.store(), q).await? {
+        let json = item.get("d").and_then(Val::as_str).unwrap_or("").to_owned();
+        let doc: Document =
+            serde_json::from_str(&json).map_err(|e| ApiError::internal_from("corrupt trade document record", e))?;
+        out.push(Raw { doc, json });
     }
+    Ok(out)
 }
 
 /// The names a document is known by.

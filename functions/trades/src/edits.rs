@@ -149,8 +149,7 @@ impl<'a> EditUnitsView<'a> {
 }
 
 fn stamp(ctx: &Ctx, t: &mut Trade) {
-    t.updated = ctx.now();
-    t.updated_ip = ctx.ip.to_string();
+    t.stamps.change(ctx.now(), ctx.ip.to_string());
 }
 
 /// `PUT /v3/editTrade`: `accountId`, `offeringId`, `tradeId`, `shares` required; `closeId`

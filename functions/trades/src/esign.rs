@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use crate::trade_esign::{self, aggregate, Nda, SignDoc, StoredSignDoc, NDA, SUBSCRIPTION};
+use crate::trade_esign::{self, aggregate, Nda, SignDoc, NDA, SUBSCRIPTION};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::documents::DOCUMENT;
@@ -176,7 +176,7 @@ fn sending_events(method: &str, how: Sending, trade: &Trade, docs: &[SignDoc]) -
 async fn retire(
     ctx: &Ctx,
     provider: &dyn ESignProvider,
-    current: &[&StoredSignDoc],
+    current: &[&Stored<SignDoc>],
     now: &str,
     writes: &mut Vec<shared::store::Write>,
     events: &mut Vec<Event>,
@@ -202,14 +202,14 @@ async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<S
         let provider = esign::provider(&ctx);
         let stored = target.load(&ctx).await?;
         let docs = trade_esign::of_trade(ctx.store(), client, &stored.rec.id).await?;
-        let current: Vec<&StoredSignDoc> = docs.iter().filter(|d| d.doc.current).collect();
+        let current: Vec<&Stored<SignDoc>> = docs.iter().filter(|d| d.rec.current).collect();
         if how != Sending::Resend && !current.is_empty() {
             // Sent already (call once after createTrade): the sending as it stands.
-            let docs: Vec<SignDoc> = current.iter().map(|d| d.doc.clone()).collect();
+            let docs: Vec<SignDoc> = current.iter().map(|d| d.rec.clone()).collect();
             let events = sending_events(&method, how, &stored.rec, &docs);
             return Ok(Plan::answer(docs).events(events));
         }
-        if how == Sending::Resend && aggregate(current.iter().map(|d| d.doc.status)) == Some(EsignStatus::Signed) {
+        if how == Sending::Resend && aggregate(current.iter().map(|d| d.rec.status)) == Some(EsignStatus::Signed) {
             return Err(ApiError::invalid(
                 "tradeId",
                 "the trade's subscription documents are signed already",
@@ -242,7 +242,7 @@ async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<S
         let mut writes = Vec::new();
         let mut events = Vec::new();
         retire(&ctx, &provider, &current, &now, &mut writes, &mut events).await?;
-        let sending = docs.iter().map(|d| d.doc.sending).max().unwrap_or(0) + 1;
+        let sending = docs.iter().map(|d| d.rec.sending).max().unwrap_or(0) + 1;
         let mut sent = Vec::with_capacity(templates.len());
         for tpl in &templates {
             let request = EnvelopeRequest {
@@ -284,8 +284,8 @@ async fn send(ctx: &Ctx, p: &Params, how: Sending, method: &str) -> Result<Vec<S
         if let Some(sum) = aggregate(sent.iter().map(|d| d.status)) {
             after.esign_status = sum.as_str().to_owned();
         }
-        after.updated.clone_from(&now);
-        after.updated_ip.clone_from(&ip);
+        after.stamps.updated.clone_from(&now);
+        after.stamps.updated_ip.clone_from(&ip);
         writes.extend(trade::replace(client, &stored, &after)?);
         events.extend(sending_events(&method, how, &after, &sent));
         Ok(Plan::new(writes, sent).events(events))
@@ -380,14 +380,14 @@ pub async fn get_trade_signed(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             let docs = trade_esign::of_trade(ctx.store(), ctx.client_id(), &t.id).await?;
             let chosen = docs
                 .iter()
-                .filter(|d| d.doc.status == EsignStatus::Signed)
+                .filter(|d| d.rec.status == EsignStatus::Signed)
                 .max_by(|a, b| {
-                    (&a.doc.updated, a.doc.id.len(), &a.doc.id).cmp(&(&b.doc.updated, b.doc.id.len(), &b.doc.id))
+                    (&a.rec.updated, a.rec.id.len(), &a.rec.id).cmp(&(&b.rec.updated, b.rec.id.len(), &b.rec.id))
                 })
-                .or_else(|| docs.iter().find(|d| d.doc.current))
+                .or_else(|| docs.iter().find(|d| d.rec.current))
                 .ok_or_else(|| ApiError::coded("404", "No subscription document has been sent for this trade"))?;
-            let event = view_event("getTradeSignedDocument", &signed_view(&chosen.doc, &t));
-            Ok(Plan::answer((chosen.doc.clone(), t)).event(event))
+            let event = view_event("getTradeSignedDocument", &signed_view(&chosen.rec, &t));
+            Ok(Plan::answer((chosen.rec.clone(), t)).event(event))
         })
         .await?;
     Ok(Reply::ok().with("SignedDocumentDetails", signed_view(&doc, &t)))
@@ -429,7 +429,7 @@ pub async fn get_all_signed(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                     let mut docs: Vec<SignDoc> = trade_esign::of_trade(ctx.store(), client, &t.id)
                         .await?
                         .into_iter()
-                        .map(|s| s.doc)
+                        .map(|s| s.rec)
                         .filter(|d| d.status == EsignStatus::Signed)
                         .collect();
                     docs.sort_by(|a, b| (&b.updated, b.id.len(), &b.id).cmp(&(&a.updated, a.id.len(), &a.id)));
@@ -506,13 +506,13 @@ pub async fn update_docusign_status(ctx: Ctx, p: Params) -> Result<Reply, ApiErr
     let action = client_action(&p)?;
     let reason = p.text(&["reason"])?;
     let t = trade_of(&ctx, &id).await?.rec;
-    let find = |docs: Vec<StoredSignDoc>| docs.into_iter().find(|d| d.doc.document_key == key);
+    let find = |docs: Vec<Stored<SignDoc>>| docs.into_iter().find(|d| d.rec.document_key == key);
     let docs = trade_esign::of_trade(ctx.store(), ctx.client_id(), &t.id).await?;
     find(docs).ok_or_else(|| ApiError::invalid("documentKey", "Document does not exist"))?;
     esign::change_status(&ctx, &crate::ESIGN_EFFECTS, &key, action, &reason).await?;
     let docs = trade_esign::of_trade(ctx.store(), ctx.client_id(), &t.id).await?;
     let doc = find(docs).ok_or_else(|| ApiError::invalid("documentKey", "Document does not exist"))?;
-    let record = Value::Object(status_record(&doc.doc));
+    let record = Value::Object(status_record(&doc.rec));
     Ok(Reply::ok().with_value("document_details", Value::Array(vec![record])))
 }
 
@@ -561,16 +561,16 @@ pub async fn send_nda(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             let current = trade_esign::current_nda(ctx.store(), client, &account, &offering_id).await?;
             if let Some(c) = current
                 .as_ref()
-                .filter(|c| !matches!(c.nda.status, EsignStatus::Declined | EsignStatus::Voided))
+                .filter(|c| !matches!(c.rec.status, EsignStatus::Declined | EsignStatus::Voided))
             {
                 // Out or signed: answered as it stands.
-                let event = record_event("sendNda", &c.nda.record());
-                return Ok(Plan::answer(c.nda.clone()).event(event));
+                let event = record_event("sendNda", &c.rec.record());
+                return Ok(Plan::answer(c.rec.clone()).event(event));
             }
             let provider = esign::provider(&ctx);
             let (party_id, signer) = signer(&ctx, &account).await?;
             let template = nda_template(&ctx, &provider, wanted.as_deref()).await?;
-            let sending = current.as_ref().map_or(0, |c| c.nda.sending) + 1;
+            let sending = current.as_ref().map_or(0, |c| c.rec.sending) + 1;
             let ref_num = ctx.next_id(DOCUMENT).await?;
             let request = EnvelopeRequest {
                 reference: format!("nda-{account}-{offering_id}-{sending}"),
@@ -596,7 +596,7 @@ pub async fn send_nda(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 updated_ip: ctx.ip.to_string(),
             };
             writes.push(nda.write(client, None)?);
-            writes.push(nda.pointer_write(client, current.as_ref().map(|c| c.nda.ref_num.as_str())));
+            writes.push(nda.pointer_write(client, current.as_ref().map(|c| c.rec.ref_num.as_str())));
             let event = record_event("sendNda", &nda.record());
             Ok(Plan::new(writes, nda).event(event))
         })
@@ -618,11 +618,11 @@ pub async fn update_nda_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let stored = trade_esign::load_nda(ctx.store(), ctx.client_id(), &ref_num)
         .await?
         .ok_or_else(unknown)?;
-    esign::change_status(&ctx, &crate::ESIGN_EFFECTS, &stored.nda.document_key, action, &reason).await?;
+    esign::change_status(&ctx, &crate::ESIGN_EFFECTS, &stored.rec.document_key, action, &reason).await?;
     let after = trade_esign::load_nda(ctx.store(), ctx.client_id(), &ref_num)
         .await?
         .ok_or_else(unknown)?;
-    let record = Value::Object(after.nda.record());
+    let record = Value::Object(after.rec.record());
     Ok(Reply::ok().with_value("document_details", Value::Array(vec![record])))
 }
 

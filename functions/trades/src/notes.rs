@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 use shared::ids::sortable;
 use shared::model::ids::numeric_id;
+use shared::records;
 use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Val, Write};
 use shared::webhooks::{view_event, Event};
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
@@ -82,15 +83,8 @@ fn no_note() -> ApiError {
     ApiError::invalid("noteId", "Note does not exist")
 }
 
-fn decode(item: &Item) -> Result<(TradeNote, i64), ApiError> {
-    let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let note = serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt trade note", e))?;
-    let v = item
-        .get("v")
-        .and_then(Val::as_num)
-        .and_then(|v| i64::try_from(v).ok())
-        .unwrap_or(0);
-    Ok((note, v))
+fn decode(item: &Item) -> Result<records::Stored<TradeNote>, ApiError> {
+    records::decode(item, "corrupt trade note")
 }
 
 /// The put of a note at version `v`, conditioned by `cond`.
@@ -118,7 +112,7 @@ async fn live_note(ctx: &Ctx, p: &Params) -> Result<(TradeNote, i64), ApiError> 
     }
     let item = ctx.store().get(&note_key(client, &trade_id, &id)).await?;
     match item.map(|i| decode(&i)).transpose()? {
-        Some((n, v)) if !n.deleted => Ok((n, v)),
+        Some(s) if !s.rec.deleted => Ok((s.rec, s.version)),
         _ => Err(no_note()),
     }
 }
@@ -182,17 +176,10 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             let mut q = Query::new(Index::Table, note_pk(ctx.client_id(), &t.id));
             q.sk = SkRange::All;
             let mut notes = Vec::new();
-            loop {
-                let page = ctx.store().query(&q).await?;
-                for item in &page.items {
-                    let (n, _) = decode(item)?;
-                    if !n.deleted && only.as_ref().is_none_or(|o| *o == n.id) {
-                        notes.push(n);
-                    }
-                }
-                match page.next {
-                    Some(next) => q.start = Some(next),
-                    None => break,
+            for item in &records::query_all(ctx.store(), q).await? {
+                let n = decode(item)?.rec;
+                if !n.deleted && only.as_ref().is_none_or(|o| *o == n.id) {
+                    notes.push(n);
                 }
             }
             if only.is_some() && notes.is_empty() {

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 use shared::auth::PiiLevel;
 use shared::http::router::ScopeReq;
-use shared::list::{field as f, Dir, FieldKind, ListSpec};
+use shared::list::ListSpec;
 use shared::mask::MASK;
 use shared::model::custodian_settings::CustodianSettings;
 use shared::model::ids::{numeric_id, AccountId};
@@ -18,12 +18,11 @@ use shared::model::Account;
 use shared::records;
 use shared::records::offering;
 use shared::records::trade::{self, pending_ach_key};
-use shared::store::{Index, Query};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use shared::webhooks::view_event;
 
-use crate::support::{account_trade, existing_account, ids_event, object, trade_id, trade_of};
+use crate::support::{account_trade, existing_account, ids_event, trade_id, trade_of};
 
 /// Most records getAllTrades answers (as getAllOffers: part 1, Limits).
 const ALL_MAX: usize = 10_000;
@@ -113,24 +112,6 @@ impl Lookups {
     }
 }
 
-/// The caller's live trades, newest first, at most `max` (the live-list index read backwards).
-async fn newest(ctx: &Ctx, max: usize) -> Result<Vec<Trade>, ApiError> {
-    let mut q = Query::new(Index::Gsi1, records::partition::<Trade>(ctx.client_id()));
-    q.forward = false;
-    let mut out = Vec::new();
-    loop {
-        q.limit = (max - out.len()).min(1000) as u32;
-        let page = ctx.store().query(&q).await?;
-        for item in &page.items {
-            out.push(records::from_item::<Trade>(item)?.rec);
-        }
-        match page.next {
-            Some(next) if out.len() < max => q.start = Some(next),
-            _ => return Ok(out),
-        }
-    }
-}
-
 /// `POST /v3/getAllTrades` (deprecated; `GET /v3/trades` replaces it): no parameters;
 /// `TradeFinancialDetails` = the live trades, newest first, at most 10,000, with the fields
 /// OBSERVED-MORE.md lists: the account's current name and statuses (`approvalStatus`,
@@ -140,7 +121,7 @@ async fn newest(ctx: &Ctx, max: usize) -> Result<Vec<Trade>, ApiError> {
 pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
     let records = ctx
         .transact(async move |ctx, _| {
-            let trades = newest(&ctx, ALL_MAX).await?;
+            let trades = records::newest::<Trade>(&ctx, ALL_MAX).await?;
             let mut look = Lookups::default();
             let mut records = Vec::with_capacity(trades.len());
             for t in &trades {
@@ -160,7 +141,7 @@ pub async fn get_all(ctx: Ctx, _p: Params) -> Result<Reply, ApiError> {
                     .unwrap_or_default();
                 records.push(AllTradesView {
                     id: t.id.clone(),
-                    created_date: t.created.clone(),
+                    created_date: t.stamps.created.clone(),
                     account_id: t.account_id.clone(),
                     issue_name,
                     order_id: t.id.clone(),
@@ -211,47 +192,33 @@ struct AllTradesView {
     field1: String,
 }
 
-const LIST: ListSpec = ListSpec {
-    fields: &[
-        f("tradeId", FieldKind::Id),
-        f("offeringId", FieldKind::Id),
-        f("accountId", FieldKind::Id),
-        f("partyId", FieldKind::Id),
-        f("party_type", FieldKind::Text),
-        f("escrowId", FieldKind::Text),
-        f("transactionId", FieldKind::Id),
-        f("transactionType", FieldKind::Text),
-        f("unitPrice", FieldKind::Number),
-        f("totalShares", FieldKind::Number),
-        f("fees", FieldKind::Number),
-        f("totalAmount", FieldKind::Number),
-        f("orderStatus", FieldKind::Text),
-        f("errors", FieldKind::Text),
-        f("documentKey", FieldKind::Text),
-        f("esignStatus", FieldKind::Text),
-        f("users", FieldKind::Text),
-        f("RRApprovalStatus", FieldKind::Text),
-        f("RRName", FieldKind::Text),
-        f("RRApprovalDate", FieldKind::Text),
-        f("PrincipalApprovalStatus", FieldKind::Text),
-        f("PrincipalName", FieldKind::Text),
-        f("PrincipalDate", FieldKind::Text),
-        f("closeId", FieldKind::Text),
-        f("eligibleToClose", FieldKind::Text),
-        f("field1", FieldKind::Text),
-        f("field2", FieldKind::Text),
-        f("field3", FieldKind::Text),
-        f("archived_status", FieldKind::Text),
-        f("archived", FieldKind::Text),
-        f("createdDate", FieldKind::Date),
-        f("createdIpAddress", FieldKind::Text),
-        f("updatedDate", FieldKind::Date),
-    ],
-    id_field: "tradeId",
-    default_sort: ("createdDate", Dir::Desc),
-    equality_only: false,
-    sort_fallback: false,
-};
+const LIST: ListSpec = ListSpec::newest_first("tradeId")
+    .ids(&["offeringId", "accountId", "partyId", "transactionId"])
+    .numbers(&["unitPrice", "totalShares", "fees", "totalAmount"])
+    .texts(&[
+        "party_type",
+        "escrowId",
+        "transactionType",
+        "orderStatus",
+        "errors",
+        "documentKey",
+        "esignStatus",
+        "users",
+        "RRApprovalStatus",
+        "RRName",
+        "RRApprovalDate",
+        "PrincipalApprovalStatus",
+        "PrincipalName",
+        "PrincipalDate",
+        "closeId",
+        "eligibleToClose",
+        "field1",
+        "field2",
+        "field3",
+        "archived_status",
+        "archived",
+        "createdIpAddress",
+    ]);
 
 /// The list filter of existing clients: `filter[]=offeringId:100000` (an array of
 /// `field:value` strings, ANDed; OBSERVED-MORE.md) read as `filter[offeringId]=100000`.
@@ -279,10 +246,11 @@ fn observed_filters(pairs: &[(String, String)]) -> Vec<(String, String)> {
 /// `offeringId`, `accountId` and every stored field (see [`Trade::list_view`]); with
 /// `deleted=true`, `archived` too.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let q = shared::list::parse(&observed_filters(p.query_pairs()), &LIST)?;
-    let with_deleted = q.deleted;
-    let page = records::list::<Trade>(ctx.store(), ctx.client_id(), &q, |t| object(&t.list_view(with_deleted))).await?;
-    Ok(page.into_reply("trades"))
+    let pairs = observed_filters(p.query_pairs());
+    records::list::<Trade>(&ctx, &pairs, &LIST, "trades", |t, q| {
+        shared::model::object(&t.list_view(q.deleted))
+    })
+    .await
 }
 
 /// `POST /v3/getAccountTradeHistory`: `accountId` (`148` when unknown or deleted);
@@ -424,11 +392,7 @@ struct PaymentInfoView {
 
 /// The read routes.
 pub fn routes() -> Routes {
-    const READ: ScopeReq = ScopeReq {
-        family: "trade.read",
-        min: PiiLevel::Low,
-        name: "trade.read",
-    };
+    const READ: ScopeReq = ScopeReq::new("trade.read", PiiLevel::Low, "trade.read");
     Routes::new()
         .op("getTrade", op!(get))
         .op("getTradeStatus", op!(get_status))

@@ -101,8 +101,8 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 after.status.clone_from(&sent);
             }
             let now = ctx.now();
-            after.updated.clone_from(&now);
-            after.updated_ip = ctx.ip.to_string();
+            after.stamps.updated.clone_from(&now);
+            after.stamps.updated_ip = ctx.ip.to_string();
             let voids = if moving && matches!(target, TradeStatus::Canceled | TradeStatus::Rejected) {
                 trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?
             } else {
@@ -150,8 +150,8 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 after.errors.clone_from(e);
             }
             let now = ctx.now();
-            after.updated.clone_from(&now);
-            after.updated_ip = ctx.ip.to_string();
+            after.stamps.updated.clone_from(&now);
+            after.stamps.updated_ip = ctx.ip.to_string();
             let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
             let event = view_event("deleteTrade", &after.reference());
             move_plan(client, &stored, after, voids, true, [event])
@@ -192,8 +192,8 @@ async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) ->
                 ip: ip.clone(),
                 date: now.clone(),
             });
-            after.updated.clone_from(&now);
-            after.updated_ip = ctx.ip.to_string();
+            after.stamps.updated.clone_from(&now);
+            after.stamps.updated_ip = ctx.ip.to_string();
             let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
             // The inner status change fires its own webhook first, then the method's, then one
             // updateDocuSignStatus per document voided.

@@ -2,8 +2,6 @@
 //! order CONTRACT.md gives (parameters `106`, then `148`, `138`, `188`, then the rules), the
 //! pending-ACH guard, and the webhook of reads that answer a set.
 
-use serde::Serialize;
-use serde_json::{Map, Value};
 use shared::model::ids::{no_account, no_trade, numeric_id, AccountId, Units};
 use shared::model::trade::{ach_pending, Trade};
 use shared::model::{validate, Account};
@@ -96,15 +94,6 @@ pub fn ids_event(method: &str, lead: Option<(&str, &str)>, name: &str, ids: impl
         None => e,
     };
     e.field(name, ids.collect::<Vec<_>>().join(","))
-}
-
-/// A view as a JSON object (the list reads take objects). Views have string keys, so
-/// serializing them cannot fail.
-pub fn object(view: &impl Serialize) -> Map<String, Value> {
-    match serde_json::to_value(view) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
-    }
 }
 
 /// `plan` with, when `guarded`, the check that no ACH fund move of the trade is pending

@@ -29,7 +29,7 @@ use shared::esign::{self, Envelope, EsignStatus};
 use shared::ids::sortable;
 use shared::model::trade::Trade;
 use shared::providers::esign::{ESignError, ESignProvider};
-use shared::records::trade;
+use shared::records::{self, trade, Stored};
 use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Store, Val, Write};
 use shared::webhooks::Event;
 use shared::{ApiError, Ctx};
@@ -46,25 +46,20 @@ pub const NDA_SIGNED_METHOD: &str = "updateNdaDocuSignStatus";
 
 /// One template of an offering sent to a trade's primary party (one envelope).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SignDoc {
     /// Numeric, from the service-wide document counter.
     pub id: String,
-    #[serde(rename = "tradeId")]
     pub trade_id: String,
-    #[serde(rename = "offeringId")]
     pub offering_id: String,
-    #[serde(rename = "accountId")]
     pub account_id: String,
     /// The signer: the account's primary party when it was sent.
-    #[serde(rename = "partyId")]
     pub party_id: String,
     /// The envelope.
-    #[serde(rename = "documentKey")]
     pub document_key: String,
     /// The e-signature account's template ID.
     #[serde(rename = "templateId")]
     pub template_key: String,
-    #[serde(rename = "templateName")]
     pub template_name: String,
     /// The offering's template record it came from (`templateNameID`).
     #[serde(rename = "docsId")]
@@ -84,13 +79,6 @@ pub struct SignDoc {
     pub updated: String,
     #[serde(rename = "updatedIpAddress")]
     pub updated_ip: String,
-}
-
-/// A subscription document as read, with the version its next write is conditioned on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredSignDoc {
-    pub doc: SignDoc,
-    pub version: i64,
 }
 
 fn trade_partition(client: &str, trade_id: &str) -> String {
@@ -119,17 +107,6 @@ fn versioned(mut item: Item, d: String, before: Option<i64>) -> Write {
         Some(v) => Cond::Cmp("v".into(), CmpOp::Eq, Val::from(v)),
     };
     Write::Put { item, cond: Some(cond) }
-}
-
-fn decode<T: for<'de> Deserialize<'de>>(item: &Item, what: &'static str) -> Result<(T, i64), ApiError> {
-    let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let rec = serde_json::from_str(d).map_err(|e| ApiError::internal_from(what, e))?;
-    let version = item
-        .get("v")
-        .and_then(Val::as_num)
-        .and_then(|v| i64::try_from(v).ok())
-        .unwrap_or(0);
-    Ok((rec, version))
 }
 
 impl SignDoc {
@@ -167,22 +144,14 @@ impl SignDoc {
 }
 
 /// A trade's subscription documents, every sending, in the order they were made (one query).
-pub async fn of_trade(store: &dyn Store, client: &str, trade_id: &str) -> Result<Vec<StoredSignDoc>, ApiError> {
+pub async fn of_trade(store: &dyn Store, client: &str, trade_id: &str) -> Result<Vec<Stored<SignDoc>>, ApiError> {
     let mut q = Query::new(Index::Table, trade_partition(client, trade_id));
     q.sk = SkRange::All;
     let mut out = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            let (doc, version) = decode::<SignDoc>(item, "subscription document")?;
-            out.push(StoredSignDoc { doc, version });
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => break,
-        }
+    for item in &records::query_all(store, q).await? {
+        out.push(records::decode::<SignDoc>(item, "subscription document")?);
     }
-    out.sort_by_key(|s| sortable(&s.doc.id));
+    out.sort_by_key(|s| sortable(&s.rec.id));
     Ok(out)
 }
 
@@ -196,7 +165,7 @@ pub async fn signed(store: &dyn Store, client: &str, max: usize) -> Result<Vec<S
         q.limit = (max - out.len()).clamp(1, 1000) as u32;
         let page = store.query(&q).await?;
         for item in &page.items {
-            out.push(decode::<SignDoc>(item, "subscription document")?.0);
+            out.push(records::decode::<SignDoc>(item, "subscription document")?.rec);
         }
         match page.next {
             Some(next) if out.len() < max => q.start = Some(next),
@@ -246,11 +215,11 @@ pub async fn subscription_effects(ctx: Ctx, after: Envelope) -> Result<(Vec<Writ
     let client = ctx.client_id();
     let trade_id = after.purpose.id.as_str();
     let docs = of_trade(ctx.store(), client, trade_id).await?;
-    let Some(pos) = docs.iter().position(|d| d.doc.document_key == after.document_key) else {
+    let Some(pos) = docs.iter().position(|d| d.rec.document_key == after.document_key) else {
         tracing::warn!(trade = trade_id, "subscription envelope without its document record");
         return Ok((Vec::new(), Vec::new()));
     };
-    let mut doc = docs[pos].doc.clone();
+    let mut doc = docs[pos].rec.clone();
     doc.status = after.status;
     doc.updated.clone_from(&after.updated);
     doc.updated_ip = change_ip(ctx);
@@ -258,18 +227,18 @@ pub async fn subscription_effects(ctx: Ctx, after: Envelope) -> Result<(Vec<Writ
     let events = vec![doc.status_event()];
     if doc.current {
         if let Some(stored) = trade::load(ctx.store(), client, trade_id).await? {
-            let statuses = docs.iter().enumerate().filter(|(_, d)| d.doc.current).map(|(i, d)| {
+            let statuses = docs.iter().enumerate().filter(|(_, d)| d.rec.current).map(|(i, d)| {
                 if i == pos {
                     doc.status
                 } else {
-                    d.doc.status
+                    d.rec.status
                 }
             });
             if let Some(sum) = aggregate(statuses) {
                 if stored.rec.esign_status != sum.as_str() {
                     let mut t = stored.rec.clone();
                     t.esign_status = sum.as_str().to_owned();
-                    t.updated.clone_from(&after.updated);
+                    t.stamps.updated.clone_from(&after.updated);
                     writes.extend(trade::replace(client, &stored, &t)?);
                 }
             }
@@ -316,7 +285,7 @@ impl Voids {
 /// declined, voided) keep their status. Reads each envelope to void (one get each).
 pub async fn void_documents(
     ctx: &Ctx,
-    docs: &[&StoredSignDoc],
+    docs: &[&Stored<SignDoc>],
     retire: bool,
     reason: &str,
     now: &str,
@@ -327,7 +296,7 @@ pub async fn void_documents(
         ..Voids::default()
     };
     for old in docs {
-        let mut d = old.doc.clone();
+        let mut d = old.rec.clone();
         let void = !d.status.is_final();
         if !void && !retire {
             continue;
@@ -339,8 +308,8 @@ pub async fn void_documents(
             let stored = esign::load_envelope(ctx.store(), client, &d.document_key)
                 .await?
                 .ok_or_else(|| ApiError::internal("subscription document without its envelope"))?;
-            if !stored.envelope.status.is_final() {
-                let mut voided = stored.envelope.clone();
+            if !stored.rec.status.is_final() {
+                let mut voided = stored.rec.clone();
                 voided.status = EsignStatus::Voided;
                 voided.reason = reason.to_owned();
                 voided.updated = now.to_owned();
@@ -373,17 +342,17 @@ pub async fn cancellation_voids(ctx: &Ctx, before: &Trade, after: &mut Trade, no
         return Ok(Voids::default());
     }
     let docs = of_trade(ctx.store(), ctx.client_id(), &before.id).await?;
-    let out: Vec<&StoredSignDoc> = docs.iter().filter(|d| !d.doc.status.is_final()).collect();
+    let out: Vec<&Stored<SignDoc>> = docs.iter().filter(|d| !d.rec.status.is_final()).collect();
     if out.is_empty() {
         return Ok(Voids::default());
     }
     let voids = void_documents(ctx, &out, false, TRADE_CANCELLED, now).await?;
-    let statuses = docs.iter().filter(|d| d.doc.current).map(|d| {
+    let statuses = docs.iter().filter(|d| d.rec.current).map(|d| {
         voids
             .docs
             .iter()
-            .find(|v| v.document_key == d.doc.document_key)
-            .map_or(d.doc.status, |v| v.status)
+            .find(|v| v.document_key == d.rec.document_key)
+            .map_or(d.rec.status, |v| v.status)
     });
     if let Some(sum) = aggregate(statuses) {
         after.esign_status = sum.as_str().to_owned();
@@ -395,24 +364,18 @@ pub async fn cancellation_voids(ctx: &Ctx, before: &Trade, after: &mut Trade, no
 
 /// A non-disclosure agreement sent to an account's primary party for an offering.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Nda {
     /// Numeric, from the service-wide document counter.
-    #[serde(rename = "refNum")]
     pub ref_num: String,
-    #[serde(rename = "accountId")]
     pub account_id: String,
-    #[serde(rename = "partyId")]
     pub party_id: String,
-    #[serde(rename = "offeringId")]
     pub offering_id: String,
     /// The client platform's own user ID for the investor, as sent (empty when not).
-    #[serde(rename = "maasuserId")]
     pub maasuser_id: String,
     #[serde(rename = "templateId")]
     pub template_key: String,
-    #[serde(rename = "templateName")]
     pub template_name: String,
-    #[serde(rename = "documentKey")]
     pub document_key: String,
     /// The account's NDAs for the offering are numbered 1, 2, ... (a new one after a
     /// declined or voided one).
@@ -425,13 +388,6 @@ pub struct Nda {
     pub updated: String,
     #[serde(rename = "updatedIpAddress")]
     pub updated_ip: String,
-}
-
-/// An NDA as read, with its version.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredNda {
-    pub nda: Nda,
-    pub version: i64,
 }
 
 pub fn nda_key(client: &str, ref_num: &str) -> Key {
@@ -491,15 +447,12 @@ impl Nda {
 }
 
 /// An NDA by its refNum.
-pub async fn load_nda(store: &dyn Store, client: &str, ref_num: &str) -> Result<Option<StoredNda>, ApiError> {
+pub async fn load_nda(store: &dyn Store, client: &str, ref_num: &str) -> Result<Option<Stored<Nda>>, ApiError> {
     if ref_num.is_empty() || ref_num.len() > 20 || !ref_num.bytes().all(|b| b.is_ascii_digit()) {
         return Ok(None);
     }
     match store.get(&nda_key(client, ref_num)).await? {
-        Some(item) => {
-            let (nda, version) = decode::<Nda>(&item, "NDA")?;
-            Ok(Some(StoredNda { nda, version }))
-        }
+        Some(item) => records::decode::<Nda>(&item, "NDA").map(Some),
         None => Ok(None),
     }
 }
@@ -510,7 +463,7 @@ pub async fn current_nda(
     client: &str,
     account_id: &str,
     offering_id: &str,
-) -> Result<Option<StoredNda>, ApiError> {
+) -> Result<Option<Stored<Nda>>, ApiError> {
     let Some(pointer) = store.get(&nda_pointer_key(client, account_id, offering_id)).await? else {
         return Ok(None);
     };
@@ -527,7 +480,7 @@ pub async fn nda_effects(ctx: Ctx, after: Envelope) -> Result<(Vec<Write>, Vec<E
         tracing::warn!(nda = %after.purpose.id, "NDA envelope without its record");
         return Ok((Vec::new(), Vec::new()));
     };
-    let mut nda = stored.nda.clone();
+    let mut nda = stored.rec.clone();
     nda.status = after.status;
     nda.updated.clone_from(&after.updated);
     nda.updated_ip = change_ip(ctx);

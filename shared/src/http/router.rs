@@ -36,6 +36,13 @@ pub struct ScopeReq {
     pub name: &'static str,
 }
 
+impl ScopeReq {
+    /// `family` at `min` or higher, reported as `name`.
+    pub const fn new(family: &'static str, min: PiiLevel, name: &'static str) -> Self {
+        ScopeReq { family, min, name }
+    }
+}
+
 #[derive(Clone)]
 struct Resource {
     verb: Method,
@@ -357,11 +364,7 @@ mod tests {
         let err = a.clone().merge(b).merge(a).checked().err().expect("a conflict");
         assert_eq!(err.0, vec!["operation createParty".to_owned()]);
 
-        let scope = ScopeReq {
-            family: "party",
-            min: PiiLevel::Low,
-            name: "party.read",
-        };
+        let scope = ScopeReq::new("party", PiiLevel::Low, "party.read");
         let r = Routes::new().resource(Method::GET, "/v3/parties", scope, crate::op!(nothing));
         let err = r.clone().merge(r).checked().err().expect("a conflict");
         assert_eq!(err.0, vec!["GET /v3/parties".to_owned()]);

@@ -16,7 +16,7 @@ const DATE_FORMAT: &str = "%Y-%m-%d %H:%M:%S";
 
 /// Operators accepted in the operator form (`{"field":{"op":value}}` or
 /// `filter[field][op]=value`), including the range keys.
-const OPERATORS: [&str; 14] = [
+pub(super) const OPERATORS: [&str; 14] = [
     "eq",
     "ne",
     "gt",
@@ -34,7 +34,7 @@ const OPERATORS: [&str; 14] = [
 ];
 
 /// The only operators allowed on resources flagged `equality_only`.
-const EQUALITY_OPERATORS: [&str; 2] = ["eq", "in"];
+pub(super) const EQUALITY_OPERATORS: [&str; 2] = ["eq", "in"];
 
 /// One condition on one field; a query's filters are combined with AND.
 #[derive(Debug, Clone, PartialEq)]
@@ -267,16 +267,16 @@ pub(crate) fn interpret(spec: &ListSpec, name: &str, value: &Value) -> Result<Ve
         predicate,
     };
     match value {
-        Value::Object(ops) => interpret_operators(field, ops, spec.equality_only),
-        Value::Array(_) => Ok(vec![filter(Predicate::In(operand_list(field, value)?))]),
-        scalar => Ok(vec![filter(Predicate::In(vec![operand(field, scalar)?]))]),
+        Value::Object(ops) => interpret_operators(&field, ops, spec.equality_only),
+        Value::Array(_) => Ok(vec![filter(Predicate::In(operand_list(&field, value)?))]),
+        scalar => Ok(vec![filter(Predicate::In(vec![operand(&field, scalar)?]))]),
     }
 }
 
 /// Interprets an operator object; range keys (`min`, `max`, `*_inclusive`)
 /// combine into one range, every other operator is its own filter.
 fn interpret_operators(
-    field: &'static FieldSpec,
+    field: &FieldSpec,
     ops: &Map<String, Value>,
     equality_only: bool,
 ) -> Result<Vec<Filter>, ListError> {
@@ -623,25 +623,22 @@ mod tests {
 
     #[test]
     fn decimals_are_strict_and_exact() {
-        assert_eq!(parse_decimal("10.50"), Decimal::from_str("10.5").ok());
-        assert_eq!(parse_decimal(" -3 "), Decimal::from_str("-3").ok());
-        assert_eq!(parse_decimal("1e3"), Decimal::from_str("1000").ok());
-        assert_eq!(parse_decimal("1E3"), Decimal::from_str("1000").ok());
-        assert_eq!(parse_decimal("1_000"), None);
-        assert_eq!(parse_decimal("abc"), None);
-        assert_eq!(parse_decimal(""), None);
-        assert_eq!(parse_decimal("."), None);
-        assert_eq!(parse_decimal("-"), None);
-        assert_eq!(parse_decimal("1.2.3"), None);
+        for (text, exact) in [("10.50", "10.5"), (" -3 ", "-3"), ("1e3", "1000"), ("1E3", "1000")] {
+            assert_eq!(parse_decimal(text), Decimal::from_str(exact).ok(), "{text}");
+        }
+        for refused in ["1_000", "abc", "", ".", "-", "1.2.3"] {
+            assert_eq!(parse_decimal(refused), None, "{refused}");
+        }
     }
 
     #[test]
     fn ids_compare_numerically_when_all_digits() {
-        assert_eq!(id_operand("000123"), Operand::NumericId("123".into()));
-        assert_eq!(id_operand("0"), Operand::NumericId("0".into()));
-        assert_eq!(id_operand("000"), Operand::NumericId("0".into()));
-        assert_eq!(id_operand("A100"), Operand::Text("A100".into()));
-        assert_eq!(id_operand("-5"), Operand::Text("-5".into()));
+        for (id, number) in [("000123", "123"), ("0", "0"), ("000", "0")] {
+            assert_eq!(id_operand(id), Operand::NumericId(number.into()), "{id}");
+        }
+        for text in ["A100", "-5"] {
+            assert_eq!(id_operand(text), Operand::Text(text.into()));
+        }
         let (nine, ten) = (id_operand("9"), id_operand("10"));
         assert_eq!(nine.compare(&ten), Some(Ordering::Less));
         assert_eq!(

@@ -50,11 +50,6 @@ pub struct FieldSpec {
     pub kind: FieldKind,
 }
 
-/// A field of a [`ListSpec`] (`const`, for static field tables).
-pub const fn field(name: &'static str, kind: FieldKind) -> FieldSpec {
-    FieldSpec { name, kind }
-}
-
 /// Sort direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dir {
@@ -64,14 +59,20 @@ pub enum Dir {
     Desc,
 }
 
-/// What a resource's list endpoint accepts.
+/// What a resource's list endpoint accepts: its filterable and sortable fields, named once
+/// per kind (a `const`, built with [`ListSpec::newest_first`] and the kind setters).
 #[derive(Debug, Clone, Copy)]
 pub struct ListSpec {
-    /// Every filterable/sortable field of the record; should include
-    /// `id_field` and the default sort field.
-    pub fields: &'static [FieldSpec],
-    /// The record's ID field, which breaks ties in the sort order.
+    /// The record's ID field (an [`FieldKind::Id`]), which breaks ties in the sort order.
     pub id_field: &'static str,
+    /// Other ID fields.
+    pub ids: &'static [&'static str],
+    /// Decimal fields.
+    pub numbers: &'static [&'static str],
+    /// Date/time fields.
+    pub dates: &'static [&'static str],
+    /// Text fields.
+    pub texts: &'static [&'static str],
     /// The sort used when the query gives none.
     pub default_sort: (&'static str, Dir),
     /// Filters may only be exact matches or lists (`eq`/`in`) (accounts).
@@ -81,9 +82,54 @@ pub struct ListSpec {
 }
 
 impl ListSpec {
+    /// A resource keyed by `id_field` and listed newest first, with the `createdDate` and
+    /// `updatedDate` every record keeps; every operator, and an unknown sort field is an error.
+    pub const fn newest_first(id_field: &'static str) -> Self {
+        ListSpec {
+            id_field,
+            ids: &[],
+            numbers: &[],
+            dates: &["createdDate", "updatedDate"],
+            texts: &[],
+            default_sort: ("createdDate", Dir::Desc),
+            equality_only: false,
+            sort_fallback: false,
+        }
+    }
+
+    /// With these other ID fields.
+    pub const fn ids(self, ids: &'static [&'static str]) -> Self {
+        ListSpec { ids, ..self }
+    }
+
+    /// With these decimal fields.
+    pub const fn numbers(self, numbers: &'static [&'static str]) -> Self {
+        ListSpec { numbers, ..self }
+    }
+
+    /// With these date/time fields (in place of `createdDate` and `updatedDate` alone).
+    pub const fn dates(self, dates: &'static [&'static str]) -> Self {
+        ListSpec { dates, ..self }
+    }
+
+    /// With these text fields.
+    pub const fn texts(self, texts: &'static [&'static str]) -> Self {
+        ListSpec { texts, ..self }
+    }
+
     /// The field named `name`, if the resource has it.
-    pub fn field(&self, name: &str) -> Option<&'static FieldSpec> {
-        self.fields.iter().find(|field| field.name == name)
+    pub fn field(&self, name: &str) -> Option<FieldSpec> {
+        let tables = [
+            (std::slice::from_ref(&self.id_field), FieldKind::Id),
+            (self.ids, FieldKind::Id),
+            (self.numbers, FieldKind::Number),
+            (self.dates, FieldKind::Date),
+            (self.texts, FieldKind::Text),
+        ];
+        tables.into_iter().find_map(|(names, kind)| {
+            let name = *names.iter().find(|field| **field == name)?;
+            Some(FieldSpec { name, kind })
+        })
     }
 
     /// The kind of `name`, or `default` when the spec does not list it.

@@ -4,21 +4,17 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::auth::PiiLevel;
-use crate::records::Record;
 
 /// An account, stored with the field names of part 2's Account resource.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Account {
     #[serde(rename = "accountId")]
     pub id: String,
-    #[serde(rename = "accountName")]
     pub account_name: String,
     #[serde(rename = "type")]
     pub kind: String,
-    #[serde(rename = "entityType")]
     pub entity_type: String,
-    #[serde(rename = "residentType")]
     pub resident_type: String,
     #[serde(rename = "socialSecurityNumber")]
     pub ssn: String,
@@ -34,42 +30,27 @@ pub struct Account {
     pub phone: String,
     #[serde(rename = "taxID")]
     pub tax_id: String,
-    #[serde(rename = "kycStatus")]
     pub kyc_status: String,
-    #[serde(rename = "kycDate")]
     pub kyc_date: String,
-    #[serde(rename = "amlStatus")]
     pub aml_status: String,
-    #[serde(rename = "amlDate")]
     pub aml_date: String,
-    #[serde(rename = "suitabilityScore")]
     pub suitability_score: String,
-    #[serde(rename = "suitabilityDate")]
     pub suitability_date: String,
-    #[serde(rename = "suitabilityApprover")]
     pub suitability_approver: String,
-    #[serde(rename = "accreditedStatus")]
     pub accredited_status: String,
-    #[serde(rename = "accreditedInvestor")]
     pub accredited_investor: String,
-    #[serde(rename = "accreditedInvestorDate")]
     pub accredited_investor_date: String,
     #[serde(rename = "506cLimit")]
     pub limit_506c: String,
-    #[serde(rename = "accountTotalLimit")]
     pub account_total_limit: String,
-    #[serde(rename = "singleInvestmentLimit")]
     pub single_investment_limit: String,
     #[serde(rename = "associatedAC")]
     pub associated_ac: String,
     pub syndicate: String,
     pub tags: String,
     pub notes: String,
-    #[serde(rename = "approvalStatus")]
     pub approval_status: String,
-    #[serde(rename = "approvalPrincipal")]
     pub approval_principal: String,
-    #[serde(rename = "approvalLastReview")]
     pub approval_last_review: String,
     pub field1: String,
     pub field2: String,
@@ -86,18 +67,7 @@ pub struct Account {
     pub updated: String,
 }
 
-impl Record for Account {
-    const KIND: &'static str = "ACCOUNT";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(Account, "ACCOUNT", id);
 
 /// Fields `account.read.pii_medium` / `pii_low` see in clear (CONTRACT: the base fields).
 const ACCOUNT_BASE: &[&str] = &[
@@ -151,14 +121,12 @@ impl Account {
 /// The account fields of the createAccount and updateAccount webhooks, in part 1's order
 /// (between the fields that lead and end each).
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AccountFields<'a> {
-    #[serde(rename = "accountName")]
     account_name: &'a str,
     #[serde(rename = "type")]
     kind: &'a str,
-    #[serde(rename = "entityType")]
     entity_type: &'a str,
-    #[serde(rename = "residentType")]
     resident_type: &'a str,
     #[serde(rename = "socialSecurityNumber")]
     ssn: &'a str,
@@ -174,43 +142,28 @@ pub struct AccountFields<'a> {
     phone: &'a str,
     #[serde(rename = "taxID")]
     tax_id: &'a str,
-    #[serde(rename = "kycStatus")]
     kyc_status: &'a str,
-    #[serde(rename = "amlStatus")]
     aml_status: &'a str,
-    #[serde(rename = "amlDate")]
     aml_date: &'a str,
-    #[serde(rename = "suitabilityScore")]
     suitability_score: &'a str,
-    #[serde(rename = "suitabilityDate")]
     suitability_date: &'a str,
-    #[serde(rename = "suitabilityApprover")]
     suitability_approver: &'a str,
-    #[serde(rename = "accreditedStatus")]
     accredited_status: &'a str,
-    #[serde(rename = "accreditedInvestor")]
     accredited_investor: &'a str,
-    #[serde(rename = "accreditedInvestorDate")]
     accredited_investor_date: &'a str,
     #[serde(rename = "506cLimit")]
     limit_506c: &'a str,
-    #[serde(rename = "accountTotalLimit")]
     account_total_limit: &'a str,
-    #[serde(rename = "singleInvestmentLimit")]
     single_investment_limit: &'a str,
     #[serde(rename = "associatedAC")]
     associated_ac: &'a str,
     syndicate: &'a str,
     tags: &'a str,
     notes: &'a str,
-    #[serde(rename = "approvalStatus")]
     approval_status: &'a str,
-    #[serde(rename = "approvalPrincipal")]
     approval_principal: &'a str,
-    #[serde(rename = "approvalLastReview")]
     approval_last_review: &'a str,
     /// Deleted, as webhook text `1`/`0`.
-    #[serde(rename = "virtualStatus")]
     virtual_status: bool,
     field1: &'a str,
     field2: &'a str,
@@ -338,16 +291,13 @@ pub struct UpdatedEvent<'a> {
 
 /// The record createAccount answers.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CreatedView<'a> {
     #[serde(rename = "accountId")]
     id: &'a str,
-    #[serde(rename = "kycStatus")]
     kyc_status: &'a str,
-    #[serde(rename = "amlStatus")]
     aml_status: &'a str,
-    #[serde(rename = "accreditedStatus")]
     accredited_status: &'a str,
-    #[serde(rename = "approvalStatus")]
     approval_status: &'a str,
 }
 

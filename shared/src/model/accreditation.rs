@@ -9,7 +9,6 @@ use serde_json::{Map, Value};
 
 use crate::mask::MASK;
 use crate::model::Account;
-use crate::records::Record;
 use crate::webhooks::{view_event, Event};
 
 /// The status of a new request.
@@ -21,22 +20,18 @@ pub const NOT_ACCREDITED: &str = "Not Accredited";
 
 /// An accreditation request, stored with the field names of part 2's Accreditation request.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct AiRequest {
     #[serde(rename = "airequestId")]
     pub id: String,
-    #[serde(rename = "accountId")]
     pub account_id: String,
     /// As sent (`Upload` expected, not validated).
-    #[serde(rename = "aiMethod")]
     pub ai_method: String,
     /// As sent (optional parameter of requestAiVerification).
     pub allow: String,
     /// When the latest decision (`Approved` or `rejected`) was made; empty before.
-    #[serde(rename = "aiDate")]
     pub ai_date: String,
     /// Who made the latest reviewer status change.
-    #[serde(rename = "reviewedBy")]
     pub reviewed_by: String,
     pub notes: String,
     /// Stored as sent, any casing (part 2: no fixed list).
@@ -49,18 +44,7 @@ pub struct AiRequest {
     pub updated: String,
 }
 
-impl Record for AiRequest {
-    const KIND: &'static str = "AIREQUEST";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(AiRequest, "AIREQUEST", id);
 
 /// The account `accreditedStatus` a request status decides: `Approved` → `Verified
 /// Accredited`, `rejected` → `Not Accredited` (any casing, surrounding blanks ignored);
@@ -138,10 +122,7 @@ impl AiRequest {
 
     /// [`AiRequest::summary_view`] as a JSON object.
     pub fn summary(&self, accredited_status: &str, with_notes: bool) -> Map<String, Value> {
-        match serde_json::to_value(self.summary_view(accredited_status, with_notes)) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        }
+        super::object(&self.summary_view(accredited_status, with_notes))
     }
 
     /// The webhook of `method`: the fields of [`AiRequest::summary_view`].
@@ -154,28 +135,22 @@ impl AiRequest {
 /// the account's `accountName` and `accreditedStatus` as stored, and the masked `clientId`
 /// and `developerAPIKey`.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Details<'a> {
     #[serde(rename = "airequestId")]
     id: &'a str,
-    #[serde(rename = "accountId")]
     account_id: &'a str,
-    #[serde(rename = "aiMethod")]
     ai_method: &'a str,
     allow: &'a str,
-    #[serde(rename = "aiDate")]
     ai_date: &'a str,
-    #[serde(rename = "reviewedBy")]
     reviewed_by: &'a str,
     notes: &'a str,
     #[serde(rename = "aiRequestStatus")]
     status: &'a str,
     #[serde(rename = "createdDate")]
     created: &'a str,
-    #[serde(rename = "accountName")]
     account_name: &'a str,
-    #[serde(rename = "accreditedStatus")]
     accredited_status: &'a str,
-    #[serde(rename = "clientId")]
     client_id: &'a str,
     #[serde(rename = "developerAPIKey")]
     developer_api_key: &'a str,
@@ -184,8 +159,8 @@ pub struct Details<'a> {
 /// `accountId`, `aiRequestStatus`, `airequestId`, [`notes`,] `accreditedStatus` (the
 /// account's value as stored after the call).
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Summary<'a> {
-    #[serde(rename = "accountId")]
     account_id: &'a str,
     #[serde(rename = "aiRequestStatus")]
     status: &'a str,
@@ -193,7 +168,6 @@ pub struct Summary<'a> {
     id: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     notes: Option<&'a str>,
-    #[serde(rename = "accreditedStatus")]
     accredited_status: &'a str,
 }
 

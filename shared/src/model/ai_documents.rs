@@ -52,17 +52,14 @@ pub fn status(doc: &Document) -> &str {
 
 /// A verification document as getAiRequest lists it.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AiDocumentView {
     id: String,
     documentid: String,
-    #[serde(rename = "documentTitle")]
     document_title: String,
-    #[serde(rename = "documentFileName")]
     document_file_name: String,
-    #[serde(rename = "documentFileReferenceCode")]
     document_file_reference_code: String,
     status: String,
-    #[serde(rename = "documentUrl")]
     document_url: String,
 }
 
@@ -83,14 +80,11 @@ impl AiDocumentView {
 
 /// getAiLetter's record of the latest letter.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LetterView<'a> {
-    #[serde(rename = "accountId")]
     pub account_id: &'a str,
-    #[serde(rename = "documentFileName")]
     pub document_file_name: &'a str,
-    #[serde(rename = "createdDate")]
     pub created_date: &'a str,
-    #[serde(rename = "documentUrl")]
     pub document_url: String,
 }
 

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::mask::REDACTED;
-use crate::records::Record;
+use crate::model::Stamps;
 
 /// The supplement's own fields, in part 1's webhook order (after `entityID`). All free
 /// text, stored as sent; `boSSN` is a social security number.
@@ -43,29 +43,12 @@ pub struct EntitySupp {
     pub entity_id: String,
     /// The [`FIELDS`] values, by name (absent ones are empty).
     pub fields: Map<String, Value>,
-    #[serde(rename = "createdDate")]
-    pub created: String,
-    #[serde(rename = "createdIpAddress")]
-    pub created_ip: String,
-    #[serde(rename = "updatedDate")]
-    pub updated: String,
-    #[serde(rename = "updatedIpAddress")]
-    pub updated_ip: String,
+    #[serde(flatten)]
+    pub stamps: Stamps,
     pub deleted: bool,
 }
 
-impl Record for EntitySupp {
-    const KIND: &'static str = "ENTITYSUPP";
-    fn id(&self) -> &str {
-        &self.entity_id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(stamped EntitySupp, "ENTITYSUPP", entity_id);
 
 impl EntitySupp {
     /// A field's stored value (empty when never set).

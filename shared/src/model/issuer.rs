@@ -4,53 +4,31 @@
 use serde::{Deserialize, Serialize};
 
 use crate::mask::b64;
-use crate::records::Record;
+use crate::model::Stamps;
 
 pub use super::ids::no_issuer;
 
 /// An issuer. `issuerStatus` is free text: `Pending` at creation, then whatever
 /// `updateIssuer` supplies.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Issuer {
     #[serde(rename = "issuerId")]
     pub id: String,
-    #[serde(rename = "issuerName")]
     pub issuer_name: String,
-    #[serde(rename = "firstName")]
     pub first_name: String,
-    #[serde(rename = "lastName")]
     pub last_name: String,
     pub email: String,
     /// Digits, or `None` (a read answers `null`) when never given.
-    #[serde(rename = "phoneNumber")]
     pub phone_number: Option<String>,
-    #[serde(rename = "issuerStatus")]
     pub issuer_status: String,
     pub field1: String,
     pub deleted: bool,
-    #[serde(rename = "createdDate")]
-    pub created: String,
-    #[serde(rename = "createdIpAddress")]
-    pub created_ip: String,
-    #[serde(rename = "updatedDate")]
-    pub updated: String,
-    #[serde(rename = "updatedIpAddress")]
-    pub updated_ip: String,
+    #[serde(flatten)]
+    pub stamps: Stamps,
 }
 
-impl Record for Issuer {
-    const KIND: &'static str = "ISSUER";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(stamped Issuer, "ISSUER", id);
 
 impl Issuer {
     /// The issuer record of getIssuer, getAllIssuers and `GET /v3/issuers` (part 2's fields).
@@ -71,8 +49,8 @@ impl Issuer {
     pub fn list_view(&self) -> IssuerListView {
         IssuerListView {
             view: self.view(),
-            created_date: self.created.clone(),
-            updated_date: self.updated.clone(),
+            created_date: self.stamps.created.clone(),
+            updated_date: self.stamps.updated.clone(),
         }
     }
 
@@ -122,45 +100,8 @@ pub struct IssuerStatusView {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct IssuerAccount {
-    #[serde(rename = "issuerId")]
-    pub issuer_id: String,
-    #[serde(rename = "accountfirstName")]
-    pub account_first_name: String,
-    #[serde(rename = "accountlastName")]
-    pub account_last_name: String,
-    #[serde(rename = "accountType")]
-    pub account_type: String,
-    #[serde(rename = "companyName")]
-    pub company_name: String,
-    #[serde(rename = "companyState")]
-    pub company_state: String,
-    #[serde(rename = "entityType")]
-    pub entity_type: String,
-    #[serde(rename = "companyTaxID")]
-    pub company_tax_id: String,
-    #[serde(rename = "accountMiddleInitial")]
-    pub account_middle_initial: String,
-    #[serde(rename = "socialSecurityNumber")]
-    pub ssn: String,
-    pub dob: String,
-    #[serde(rename = "residentUS")]
-    pub resident_us: String,
-    #[serde(rename = "citizenUS")]
-    pub citizen_us: String,
-    #[serde(rename = "addressLine1")]
-    pub address_line1: String,
-    #[serde(rename = "addressLine2")]
-    pub address_line2: String,
-    pub city: String,
-    pub state: String,
-    pub zip: String,
-    pub country: String,
-    #[serde(rename = "issuingCountry")]
-    pub issuing_country: String,
-    #[serde(rename = "additionalInfo")]
-    pub additional_info: String,
-    #[serde(rename = "issuerAccountStatus")]
-    pub status: String,
+    #[serde(flatten)]
+    pub details: IssuerAccountDetails,
     pub deleted: bool,
     #[serde(rename = "createdDate")]
     pub created: String,
@@ -170,18 +111,43 @@ pub struct IssuerAccount {
     pub updated: String,
 }
 
-impl Record for IssuerAccount {
-    const KIND: &'static str = "ISSUERACCOUNT";
-    fn id(&self) -> &str {
-        &self.issuer_id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
+/// A financial account's own fields, as stored and as getIssuerAccount answers them (its
+/// `statusDesc`, part 2's fields in order, SSN and `dob` in clear).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct IssuerAccountDetails {
+    pub issuer_id: String,
+    #[serde(rename = "accountfirstName")]
+    pub account_first_name: String,
+    #[serde(rename = "accountlastName")]
+    pub account_last_name: String,
+    pub account_type: String,
+    pub company_name: String,
+    pub company_state: String,
+    pub entity_type: String,
+    #[serde(rename = "companyTaxID")]
+    pub company_tax_id: String,
+    pub account_middle_initial: String,
+    #[serde(rename = "socialSecurityNumber")]
+    pub ssn: String,
+    pub dob: String,
+    #[serde(rename = "residentUS")]
+    pub resident_us: String,
+    #[serde(rename = "citizenUS")]
+    pub citizen_us: String,
+    pub address_line1: String,
+    pub address_line2: String,
+    pub city: String,
+    pub state: String,
+    pub zip: String,
+    pub country: String,
+    pub issuing_country: String,
+    pub additional_info: String,
+    #[serde(rename = "issuerAccountStatus")]
+    pub status: String,
 }
+
+crate::records::record!(IssuerAccount, "ISSUERACCOUNT", details.issuer_id);
 
 /// The status of a financial account while it exists (the account is storage only: no review).
 pub const ISSUER_ACCOUNT_ACTIVE: &str = "Active";
@@ -192,60 +158,29 @@ impl IssuerAccount {
     pub fn created_view(&self, issuer_status: &str) -> IssuerAccountCreated {
         let enc = |v: &str| if v.is_empty() { String::new() } else { b64(v) };
         IssuerAccountCreated {
-            issuer_id: self.issuer_id.clone(),
-            company_name: self.company_name.clone(),
-            company_state: self.company_state.clone(),
-            company_tax_id: self.company_tax_id.clone(),
-            entity_type: self.entity_type.clone(),
-            issuing_country: self.issuing_country.clone(),
-            account_type: self.account_type.clone(),
-            account_middle_initial: self.account_middle_initial.clone(),
+            issuer_id: self.details.issuer_id.clone(),
+            company_name: self.details.company_name.clone(),
+            company_state: self.details.company_state.clone(),
+            company_tax_id: self.details.company_tax_id.clone(),
+            entity_type: self.details.entity_type.clone(),
+            issuing_country: self.details.issuing_country.clone(),
+            account_type: self.details.account_type.clone(),
+            account_middle_initial: self.details.account_middle_initial.clone(),
             pii: Pii {
-                social_security_number: enc(&self.ssn),
-                dob: enc(&self.dob),
+                social_security_number: enc(&self.details.ssn),
+                dob: enc(&self.details.dob),
             },
-            resident_us: self.resident_us.clone(),
-            citizen_us: self.citizen_us.clone(),
-            address_line1: self.address_line1.clone(),
-            address_line2: self.address_line2.clone(),
-            city: self.city.clone(),
-            zip: self.zip.clone(),
-            country: self.country.clone(),
-            additional_info: self.additional_info.clone(),
+            resident_us: self.details.resident_us.clone(),
+            citizen_us: self.details.citizen_us.clone(),
+            address_line1: self.details.address_line1.clone(),
+            address_line2: self.details.address_line2.clone(),
+            city: self.details.city.clone(),
+            zip: self.details.zip.clone(),
+            country: self.details.country.clone(),
+            additional_info: self.details.additional_info.clone(),
             issuer_status: issuer_status.to_owned(),
             created_date: self.created.clone(),
             created_ip_address: self.created_ip.clone(),
-        }
-    }
-
-    /// The getIssuerAccount `statusDesc` object (part 2's fields in order), SSN and `dob` in
-    /// clear as that method decodes them.
-    pub fn status_view(&self) -> IssuerAccountStatus {
-        IssuerAccountStatus {
-            issuer_id: self.issuer_id.clone(),
-            account_first_name: self.account_first_name.clone(),
-            account_last_name: self.account_last_name.clone(),
-            account_type: self.account_type.clone(),
-            company_name: self.company_name.clone(),
-            company_state: self.company_state.clone(),
-            entity_type: self.entity_type.clone(),
-            company_tax_id: self.company_tax_id.clone(),
-            account_middle_initial: self.account_middle_initial.clone(),
-            pii: Pii {
-                social_security_number: self.ssn.clone(),
-                dob: self.dob.clone(),
-            },
-            resident_us: self.resident_us.clone(),
-            citizen_us: self.citizen_us.clone(),
-            address_line1: self.address_line1.clone(),
-            address_line2: self.address_line2.clone(),
-            city: self.city.clone(),
-            state: self.state.clone(),
-            zip: self.zip.clone(),
-            country: self.country.clone(),
-            issuing_country: self.issuing_country.clone(),
-            additional_info: self.additional_info.clone(),
-            issuer_account_status: self.status.clone(),
         }
     }
 }
@@ -258,16 +193,18 @@ pub struct Pii {
     pub dob: String,
 }
 
+/// An SSN or date of birth as webhooks carry it: `REDACTED` when set (part 1, Conventions
+/// 8), empty otherwise.
+fn redact(v: &str) -> String {
+    if v.is_empty() {
+        String::new()
+    } else {
+        crate::mask::REDACTED.into()
+    }
+}
+
 impl Pii {
-    /// As webhooks carry them: `REDACTED` when set (part 1, Conventions 8), empty otherwise.
     fn redacted(&self) -> Pii {
-        let redact = |v: &str| {
-            if v.is_empty() {
-                String::new()
-            } else {
-                crate::mask::REDACTED.into()
-            }
-        };
         Pii {
             social_security_number: redact(&self.social_security_number),
             dob: redact(&self.dob),
@@ -313,44 +250,14 @@ impl IssuerAccountCreated {
     }
 }
 
-/// See [`IssuerAccount::status_view`].
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IssuerAccountStatus {
-    pub issuer_id: String,
-    #[serde(rename = "accountfirstName")]
-    pub account_first_name: String,
-    #[serde(rename = "accountlastName")]
-    pub account_last_name: String,
-    pub account_type: String,
-    pub company_name: String,
-    pub company_state: String,
-    pub entity_type: String,
-    #[serde(rename = "companyTaxID")]
-    pub company_tax_id: String,
-    pub account_middle_initial: String,
-    #[serde(flatten)]
-    pub pii: Pii,
-    #[serde(rename = "residentUS")]
-    pub resident_us: String,
-    #[serde(rename = "citizenUS")]
-    pub citizen_us: String,
-    pub address_line1: String,
-    pub address_line2: String,
-    pub city: String,
-    pub state: String,
-    pub zip: String,
-    pub country: String,
-    pub issuing_country: String,
-    pub additional_info: String,
-    pub issuer_account_status: String,
-}
-
-impl IssuerAccountStatus {
+impl IssuerAccountDetails {
     /// The getIssuerAccount webhook: the object with SSN and `dob` redacted.
     pub fn redacted(&self) -> Self {
-        let pii = self.pii.redacted();
-        Self { pii, ..self.clone() }
+        Self {
+            ssn: redact(&self.ssn),
+            dob: redact(&self.dob),
+            ..self.clone()
+        }
     }
 }
 
@@ -414,11 +321,14 @@ mod tests {
     #[test]
     fn account_views_keep_the_spec_order_and_redact_for_webhooks() {
         let a = IssuerAccount {
-            issuer_id: "100000".into(),
-            ssn: "123456789".into(),
+            details: IssuerAccountDetails {
+                issuer_id: "100000".into(),
+                ssn: "123456789".into(),
+                ..IssuerAccountDetails::default()
+            },
             ..IssuerAccount::default()
         };
-        let v = serde_json::to_value(a.status_view().redacted()).unwrap();
+        let v = serde_json::to_value(a.details.redacted()).unwrap();
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(keys.len(), 22);
         assert_eq!(keys[8..11], ["accountMiddleInitial", "socialSecurityNumber", "dob"]);
@@ -427,5 +337,7 @@ mod tests {
         let created = serde_json::to_value(a.created_view("Pending")).unwrap();
         assert_eq!(created["socialSecurityNumber"], b64("123456789"));
         assert_eq!(created.as_object().unwrap().len(), 21);
+        let stored = serde_json::to_value(&a).unwrap();
+        assert_eq!(serde_json::from_value::<IssuerAccount>(stored).unwrap(), a);
     }
 }

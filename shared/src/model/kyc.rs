@@ -7,21 +7,12 @@ use serde_json::Value;
 
 use crate::ids::IdKind;
 use crate::providers::kyc::Question;
-use crate::records::Record;
 
 /// Numbers handed to the provider as references (its sandbox uses them as report IDs).
-pub const REPORT: IdKind = IdKind {
-    counter: "kycreport",
-    prefix: "",
-    first: 3_000_000_000,
-};
+pub const REPORT: IdKind = IdKind::numeric("kycreport", 3_000_000_000);
 
 /// requestKycAml request IDs.
-pub const REQUEST: IdKind = IdKind {
-    counter: "kycrequest",
-    prefix: "",
-    first: 500_000,
-};
+pub const REQUEST: IdKind = IdKind::numeric("kycrequest", 500_000);
 
 /// Seconds the answers to the follow-up questions may take (part 1, Limits).
 pub const ANSWER_WINDOW_SECS: i64 = 600;
@@ -51,13 +42,11 @@ impl CheckType {
 
 /// One stored provider response.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct CheckResponse {
     /// When the check ran (`YYYY-MM-DD HH:MM:SS`).
-    #[serde(rename = "createdAt")]
     pub created_at: String,
     /// The provider's report ID (`id-number`).
-    #[serde(rename = "reportId")]
     pub report_id: String,
     /// The response body as the check answered it (without the envelope).
     pub response: Value,
@@ -91,18 +80,7 @@ pub struct KycRecord {
     pub updated: String,
 }
 
-impl Record for KycRecord {
-    const KIND: &'static str = "KYC";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(KycRecord, "KYC", id);
 
 impl KycRecord {
     pub fn slot(&self, t: CheckType) -> Option<&CheckResponse> {
@@ -126,19 +104,15 @@ impl KycRecord {
 /// The review fills it in: updateKycAmlRequest moves `requestStatus`, updateKycAmlStatus
 /// (or the operator's review) records the decided `kycStatus`/`amlStatus`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct KycRequest {
     #[serde(rename = "investorId")]
     pub id: String,
-    #[serde(rename = "requestId")]
     pub request_id: String,
     /// `Pending` when made; then as sent to updateKycAmlRequest (no fixed list).
-    #[serde(rename = "requestStatus")]
     pub request_status: String,
     /// The reviewer's decision, as sent; empty until one is made.
-    #[serde(rename = "kycStatus")]
     pub kyc_status: String,
-    #[serde(rename = "amlStatus")]
     pub aml_status: String,
     pub notes: String,
     pub deleted: bool,
@@ -152,27 +126,11 @@ impl KycRequest {
     /// The record the review operations answer and their webhooks carry (every stored
     /// field but `deleted`, in this order).
     pub fn details(&self) -> serde_json::Map<String, Value> {
-        let mut m = match serde_json::to_value(self) {
-            Ok(Value::Object(m)) => m,
-            _ => serde_json::Map::new(),
-        };
-        m.shift_remove("deleted");
-        m
+        super::fields_without(self, &["deleted"])
     }
 }
 
-impl Record for KycRequest {
-    const KIND: &'static str = "KYCREQUEST";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(KycRequest, "KYCREQUEST", id);
 
 /// A billing entry of a billed operation, written only in production.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -191,18 +149,7 @@ pub struct BillingEntry {
     pub created: String,
 }
 
-impl Record for BillingEntry {
-    const KIND: &'static str = "BILLING";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(BillingEntry, "BILLING", id);
 
 /// performKycAml's and performKycAmlBasic's answer, also stored as the check's response: an
 /// entity's `AML SCORE` or an individual's `kyc.response`, then the statuses.
@@ -241,10 +188,9 @@ pub struct AmlDetails<'a> {
 
 /// updateKycAml's record and webhook once the answers pass.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct KycPassed<'a> {
-    #[serde(rename = "partyId")]
     pub party_id: &'a str,
-    #[serde(rename = "kycStatus")]
     pub kyc_status: &'a str,
 }
 
@@ -261,9 +207,8 @@ pub struct PartyStatus<'a> {
 
 /// requestKycAml's record.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RequestRef<'a> {
-    #[serde(rename = "investorId")]
     pub investor_id: &'a str,
-    #[serde(rename = "requestId")]
     pub request_id: &'a str,
 }

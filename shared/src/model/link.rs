@@ -3,8 +3,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::records::Record;
-
 /// The roles part 2 allows; anything else is rejected.
 pub const LINK_TYPES: &[&str] = &[
     "owner",
@@ -30,18 +28,13 @@ pub const LINK_TYPES: &[&str] = &[
 pub const RELATED_TYPES: &[&str] = &["Account", "IndivACParty", "EntityACParty"];
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Link {
     pub id: String,
-    #[serde(rename = "firstEntryType")]
     pub first_entry_type: String,
-    #[serde(rename = "firstEntry")]
     pub first_entry: String,
-    #[serde(rename = "relatedEntryType")]
     pub related_entry_type: String,
-    #[serde(rename = "relatedEntry")]
     pub related_entry: String,
-    #[serde(rename = "linkType")]
     pub link_type: String,
     pub notes: String,
     #[serde(rename = "primary_value")]
@@ -53,28 +46,12 @@ pub struct Link {
     pub updated: String,
 }
 
-impl Record for Link {
-    const KIND: &'static str = "LINK";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(Link, "LINK", id);
 
 impl Link {
     /// The link record of `getLink` and `GET /v3/links`.
     pub fn view(&self) -> Map<String, Value> {
-        let mut m = match serde_json::to_value(self) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        };
-        m.shift_remove("deleted");
-        m
+        super::fields_without(self, &["deleted"])
     }
 }
 
@@ -85,17 +62,13 @@ pub fn no_primary_party() -> crate::ApiError {
 
 /// The createLink and deleteLink webhooks: the link's fields in part 1's order.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LinkEvent<'a> {
     id: &'a str,
-    #[serde(rename = "firstEntryType")]
     first_entry_type: &'a str,
-    #[serde(rename = "firstEntry")]
     first_entry: &'a str,
-    #[serde(rename = "relatedEntry")]
     related_entry: &'a str,
-    #[serde(rename = "relatedEntryType")]
     related_entry_type: &'a str,
-    #[serde(rename = "linkType")]
     link_type: &'a str,
     notes: &'a str,
 }
@@ -108,10 +81,9 @@ pub struct LinkRef<'a> {
 
 /// The getAllLinks and getAccountLinkId webhook fields: the account's link IDs, comma separated.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AccountLinks<'a> {
-    #[serde(rename = "accountId")]
     pub account_id: &'a str,
-    #[serde(rename = "linkIds")]
     pub link_ids: &'a str,
 }
 

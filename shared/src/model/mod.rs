@@ -25,6 +25,56 @@ pub use link::Link;
 pub use offering::Offering;
 pub use party::{Entity, Party};
 
+/// When and from where a record was created and last changed, in its stored order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Stamps {
+    #[serde(rename = "createdDate")]
+    pub created: String,
+    #[serde(rename = "createdIpAddress")]
+    pub created_ip: String,
+    #[serde(rename = "updatedDate")]
+    pub updated: String,
+    #[serde(rename = "updatedIpAddress")]
+    pub updated_ip: String,
+}
+
+impl Stamps {
+    /// A record created at `now` from `ip` (its `updatedDate` too; no change made yet).
+    pub fn created(now: String, ip: String) -> Self {
+        Stamps {
+            created: now.clone(),
+            created_ip: ip,
+            updated: now,
+            updated_ip: String::new(),
+        }
+    }
+
+    /// A change at `now` from `ip`.
+    pub fn change(&mut self, now: String, ip: String) {
+        self.updated = now;
+        self.updated_ip = ip;
+    }
+}
+
+/// A view as a JSON object (list records, webhook payloads). Views have string keys, so
+/// serializing them cannot fail.
+pub fn object(view: &impl serde::Serialize) -> serde_json::Map<String, serde_json::Value> {
+    match serde_json::to_value(view) {
+        Ok(serde_json::Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    }
+}
+
+/// A record's stored fields without the `internal` ones.
+pub fn fields_without(record: &impl serde::Serialize, internal: &[&str]) -> serde_json::Map<String, serde_json::Value> {
+    let mut m = object(record);
+    for field in internal {
+        m.shift_remove(*field);
+    }
+    m
+}
+
 /// A record's public fields: its stored fields without the `internal` ones, plus the
 /// archive status under `status_key` (`Active` or `Archived`).
 pub(crate) fn public_fields(
@@ -33,13 +83,7 @@ pub(crate) fn public_fields(
     status_key: &str,
     archived: bool,
 ) -> serde_json::Map<String, serde_json::Value> {
-    let mut m = match serde_json::to_value(record) {
-        Ok(serde_json::Value::Object(m)) => m,
-        _ => serde_json::Map::new(),
-    };
-    for field in internal {
-        m.shift_remove(*field);
-    }
+    let mut m = fields_without(record, internal);
     m.insert(
         status_key.into(),
         serde_json::Value::from(if archived { "Archived" } else { "Active" }),

@@ -3,7 +3,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::ids::sortable;
-use crate::records::Record;
 
 /// A note on an account. Stored under `<accountId>#<note ID>` in the client's note
 /// partition, so that one query reads an account's notes in the order they were added.
@@ -24,18 +23,7 @@ pub struct AccountNote {
     pub created: String,
 }
 
-impl Record for AccountNote {
-    const KIND: &'static str = "NOTE";
-    fn id(&self) -> &str {
-        &self.key
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(AccountNote, "NOTE", key);
 
 impl AccountNote {
     pub fn new(account_id: &str, id: String, authorname: String, note: String, created: String) -> Self {
@@ -71,9 +59,8 @@ pub struct NoteView<'a> {
 
 /// The getAccountNotes webhook: the account and how many notes it has.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct NotesCount<'a> {
-    #[serde(rename = "accountId")]
     pub account_id: &'a str,
-    #[serde(rename = "notesCount")]
     pub notes_count: usize,
 }

@@ -261,12 +261,11 @@ pub struct OfferingUpdated {
 
 /// The `GET /v3/offerings` record (see [`Offering::list_view`]).
 #[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct OfferingListView {
     #[serde(flatten)]
     pub updated: OfferingUpdated,
-    #[serde(rename = "updatedDate")]
     pub updated_date: String,
-    #[serde(rename = "virtualStatus")]
     pub virtual_status: &'static str,
 }
 
@@ -332,24 +331,16 @@ impl OfferingChange {
 /// it ([`purchase_write`]) in the transaction of every trade change that alters these
 /// values, and sets `deleted` when the trade is virtually deleted.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct PurchaseEntry {
-    #[serde(rename = "tradeId")]
     pub trade_id: String,
-    #[serde(rename = "accountId")]
     pub account_id: String,
-    #[serde(rename = "offeringId")]
     pub offering_id: String,
-    #[serde(rename = "totalAmount")]
     pub total_amount: Decimal,
-    #[serde(rename = "totalShares")]
     pub total_shares: i64,
     /// The trade's creation time, `YYYY-MM-DD HH:MM:SS`.
-    #[serde(rename = "purchaseDate")]
     pub purchase_date: String,
-    #[serde(rename = "accountName")]
     pub account_name: String,
-    #[serde(rename = "orderStatus")]
     pub order_status: String,
     pub deleted: bool,
 }
@@ -394,7 +385,7 @@ pub struct PurchaseView {
 /// An escrow account an operator links to offerings (several offerings may share one).
 /// Stored once per account number; the offering keeps the number.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct EscrowAccount {
     #[serde(rename = "escrowAccountNumber")]
     pub number: String,
@@ -404,11 +395,8 @@ pub struct EscrowAccount {
     #[serde(rename = "escrowAccountStatus")]
     pub status: String,
     /// `YYYY-MM-DD` or null (part 3).
-    #[serde(rename = "openDate")]
     pub open_date: Option<String>,
-    #[serde(rename = "expirationDate")]
     pub expiration_date: Option<String>,
-    #[serde(rename = "closeDate")]
     pub close_date: Option<String>,
 }
 

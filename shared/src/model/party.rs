@@ -96,18 +96,7 @@ pub struct Party {
     pub updated: String,
 }
 
-impl Record for Party {
-    const KIND: &'static str = "PARTY";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(Party, "PARTY", id);
 
 /// Fields every PII level sees in clear (the rest are `REDACTED` below `High`).
 const PARTY_BASE: &[&str] = &[
@@ -175,29 +164,20 @@ pub(crate) fn redact(m: &mut Map<String, Value>, always: &[&str], base: &[&str],
 /// An entity party, stored with the field names of `getEntity` / `GET /v3/entities`
 /// (`KYCstatus` casing).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Entity {
     #[serde(rename = "partyId")]
     pub id: String,
-    #[serde(rename = "entityName")]
     pub entity_name: String,
-    #[serde(rename = "entityType")]
     pub entity_type: String,
-    #[serde(rename = "entityDesc")]
     pub entity_desc: String,
     pub ein: String,
     pub domicile: String,
-    #[serde(rename = "primAddress1")]
     pub prim_address1: String,
-    #[serde(rename = "primAddress2")]
     pub prim_address2: String,
-    #[serde(rename = "primCity")]
     pub prim_city: String,
-    #[serde(rename = "primState")]
     pub prim_state: String,
-    #[serde(rename = "primZip")]
     pub prim_zip: String,
-    #[serde(rename = "primCountry")]
     pub prim_country: String,
     #[serde(rename = "emailAddress")]
     pub email: String,
@@ -205,7 +185,6 @@ pub struct Entity {
     pub email2: String,
     pub phone: String,
     pub phone2: String,
-    #[serde(rename = "totalAssets")]
     pub total_assets: Option<i64>,
     #[serde(rename = "ownersAI")]
     pub owners_ai: String,
@@ -215,7 +194,6 @@ pub struct Entity {
     pub aml_status: String,
     #[serde(rename = "AMLdate")]
     pub aml_date: String,
-    #[serde(rename = "formationDate")]
     pub formation_date: String,
     pub tags: String,
     pub notes: String,
@@ -229,18 +207,7 @@ pub struct Entity {
     pub updated: String,
 }
 
-impl Record for Entity {
-    const KIND: &'static str = "ENTITY";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(Entity, "ENTITY", id);
 
 impl Entity {
     /// The record of `GET /v3/entities` (scope `party.read.pii_high`: every field in clear).
@@ -288,15 +255,21 @@ pub struct StatusView<'a> {
     aml_status: &'a str,
 }
 
+/// A text parameter of a party or entity request and where the record stores it.
+pub type Setter<R> = (&'static str, fn(&mut R, String));
+
 /// What individual parties and entities share and change alike (KYC/AML decisions,
 /// archiving, virtual deletes).
-pub trait PartyRecord: Record + Clone {
+pub trait PartyRecord: Record + Clone + 'static {
     /// `kycStatus`, `amlStatus` and `amlDate`.
     fn statuses_mut(&mut self) -> (&mut String, &mut String, &mut String);
     fn archived_mut(&mut self) -> &mut bool;
     fn deleted_mut(&mut self) -> &mut bool;
     fn updated_mut(&mut self) -> &mut String;
     fn status_view(&self) -> StatusView<'_>;
+    /// The request parameters both kinds store verbatim (statuses included), by name, and
+    /// where each is stored.
+    const CONTACT: &'static [Setter<Self>];
 
     /// Sets `kycStatus` when given and `amlStatus` with `amlDate` when given, at `now`.
     fn set_statuses(&mut self, kyc: Option<&str>, aml: Option<(&str, &str)>, now: &str) {
@@ -315,6 +288,23 @@ pub trait PartyRecord: Record + Clone {
 macro_rules! party_record {
     ($t:ty) => {
         impl PartyRecord for $t {
+            const CONTACT: &'static [Setter<Self>] = &[
+                ("primCountry", |r, v| r.prim_country = v),
+                ("primAddress1", |r, v| r.prim_address1 = v),
+                ("primCity", |r, v| r.prim_city = v),
+                ("primState", |r, v| r.prim_state = v),
+                ("primZip", |r, v| r.prim_zip = v),
+                ("emailAddress", |r, v| r.email = v),
+                ("domicile", |r, v| r.domicile = v),
+                ("primAddress2", |r, v| r.prim_address2 = v),
+                ("emailAddress2", |r, v| r.email2 = v),
+                ("phone", |r, v| r.phone = v),
+                ("phone2", |r, v| r.phone2 = v),
+                ("notes", |r, v| r.notes = v),
+                ("KYCstatus", |r, v| r.kyc_status = v),
+                ("AMLstatus", |r, v| r.aml_status = v),
+                ("AMLdate", |r, v| r.aml_date = v),
+            ];
             fn statuses_mut(&mut self) -> (&mut String, &mut String, &mut String) {
                 (&mut self.kyc_status, &mut self.aml_status, &mut self.aml_date)
             }

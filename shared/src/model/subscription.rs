@@ -7,39 +7,26 @@
 use serde::{Deserialize, Serialize};
 
 use crate::ids::IdKind;
+use crate::model::Stamps;
 
 /// The counter of `templateNameID`s.
-pub const SUBSCRIPTION: IdKind = IdKind {
-    counter: "subscription",
-    prefix: "",
-    first: 100_000,
-};
+pub const SUBSCRIPTION: IdKind = IdKind::numeric("subscription", 100_000);
 
 /// A template attached to an offering.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct OfferingTemplate {
     /// The service's numeric ID (`templateNameID`; `templateId` in getSubscriptionsforOffering).
     #[serde(rename = "templateId")]
     pub id: String,
-    #[serde(rename = "offeringId")]
     pub offering_id: String,
     /// The e-signature account's template ID: what an envelope sends.
-    #[serde(rename = "templateKey")]
     pub template_key: String,
-    #[serde(rename = "templateName")]
     pub template_name: String,
     /// The template's `uri` at the provider.
-    #[serde(rename = "templateUrl")]
     pub template_url: String,
-    #[serde(rename = "createdDate")]
-    pub created: String,
-    #[serde(rename = "createdIpAddress")]
-    pub created_ip: String,
-    #[serde(rename = "updatedDate")]
-    pub updated: String,
-    #[serde(rename = "updatedIpAddress")]
-    pub updated_ip: String,
+    #[serde(flatten)]
+    pub stamps: Stamps,
     pub deleted: bool,
 }
 
@@ -48,7 +35,7 @@ impl OfferingTemplate {
     /// `templateKey`, `templateName`, `templateUrl`.
     pub fn view(&self) -> TemplateView {
         TemplateView {
-            created_date: self.created.clone(),
+            created_date: self.stamps.created.clone(),
             offering_id: self.offering_id.clone(),
             template_id: self.id.clone(),
             template_key: self.template_key.clone(),

@@ -4,37 +4,25 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::records::Record;
-
 /// The stored suitability of an account: calculateSuitability's parameters (part 2 and the
 /// observed extras) plus the score calculated from them and the dates.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Suitability {
     #[serde(rename = "accountId")]
     pub id: String,
     #[serde(rename = "suitabilityScore")]
     pub score: String,
-    #[serde(rename = "riskProfile")]
     pub risk_profile: String,
-    #[serde(rename = "investmentExperience")]
     pub investment_experience: String,
-    #[serde(rename = "privOffExperience")]
     pub priv_off_experience: String,
-    #[serde(rename = "pctPrivSecurities")]
     pub pct_priv_securities: String,
-    #[serde(rename = "pctIlliquidSecurities")]
     pub pct_illiquid_securities: String,
-    #[serde(rename = "pctLiquidSecurities")]
     pub pct_liquid_securities: String,
-    #[serde(rename = "pctRealEstate")]
     pub pct_real_estate: String,
-    #[serde(rename = "timeHorizon")]
     pub time_horizon: String,
     pub education: String,
-    #[serde(rename = "financialAdvisor")]
     pub financial_advisor: String,
-    #[serde(rename = "investmentObjective")]
     pub investment_objective: String,
     pub notes: String,
     pub additionalnotes: String,
@@ -45,18 +33,7 @@ pub struct Suitability {
     pub updated: String,
 }
 
-impl Record for Suitability {
-    const KIND: &'static str = "SUITABILITY";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(Suitability, "SUITABILITY", id);
 
 /// The parameters a suitability takes, by their names, in record order (the score is
 /// calculated, the rest are sent).
@@ -80,12 +57,7 @@ impl Suitability {
     /// The suitability record of the responses (and webhooks): every stored field but the
     /// deleted flag.
     pub fn view(&self) -> Map<String, Value> {
-        let mut m = match serde_json::to_value(self) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        };
-        m.shift_remove("deleted");
-        m
+        super::fields_without(self, &["deleted"])
     }
 
     /// The field named `name` (one of [`FIELDS`]).

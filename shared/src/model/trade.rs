@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::error::ApiError;
 use crate::mask::MASK;
 use crate::model::offering::{self, six_decimals, OfferingChange, PurchaseEntry};
-use crate::records::Record;
+use crate::model::Stamps;
 use crate::webhooks::{view_event, Event};
 
 /// `190`: the trade's status does not allow the operation (the incumbent's "Trade status
@@ -220,28 +220,11 @@ pub struct Trade {
     /// Virtually deleted (deleteTrade): still readable by ID, out of the lists.
     pub deleted: bool,
     pub cancellation: Option<Cancellation>,
-    #[serde(rename = "createdDate")]
-    pub created: String,
-    #[serde(rename = "createdIpAddress")]
-    pub created_ip: String,
-    #[serde(rename = "updatedDate")]
-    pub updated: String,
-    #[serde(rename = "updatedIpAddress")]
-    pub updated_ip: String,
+    #[serde(flatten)]
+    pub stamps: Stamps,
 }
 
-impl Record for Trade {
-    const KIND: &'static str = "TRADE";
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn created(&self) -> &str {
-        &self.created
-    }
-    fn deleted(&self) -> bool {
-        self.deleted
-    }
-}
+crate::records::record!(stamped Trade, "TRADE", id);
 
 /// `transactionType` as stored: upper case, without spaces or underscores.
 pub fn normalize_transaction_type(raw: &str) -> String {
@@ -354,8 +337,8 @@ impl Trade {
             total_amount: six_decimals(self.total_amount),
             total_shares: self.units.to_string(),
             order_status: &self.status,
-            created_date: &self.created,
-            created_ip_address: &self.created_ip,
+            created_date: &self.stamps.created,
+            created_ip_address: &self.stamps.created_ip,
             errors: &self.errors,
             document_key: &self.document_key,
             esign_status: &self.esign_status,
@@ -402,7 +385,7 @@ impl Trade {
             trade_id: &self.id,
             transaction_id: &self.transaction_id,
             transaction_amount: six_decimals(self.total_amount),
-            transaction_date: &self.created,
+            transaction_date: &self.stamps.created,
             transaction_status: &self.status,
             approvals: self.approvals(),
             close_id: Some(&self.close_id),
@@ -547,9 +530,9 @@ impl Trade {
             fields: self.fields(),
             archived_status: self.archived_status(),
             archived: with_deleted.then_some(if self.deleted { "1" } else { "0" }),
-            created_date: &self.created,
-            created_ip_address: &self.created_ip,
-            updated_date: &self.updated,
+            created_date: &self.stamps.created,
+            created_ip_address: &self.stamps.created_ip,
+            updated_date: &self.stamps.updated,
         }
     }
 
@@ -616,7 +599,7 @@ impl Trade {
             offering_id: self.offering_id.clone(),
             total_amount: self.total_amount,
             total_shares: self.units,
-            purchase_date: self.created.clone(),
+            purchase_date: self.stamps.created.clone(),
             account_name: self.account_name.clone(),
             order_status: self.status.clone(),
             deleted: self.deleted,

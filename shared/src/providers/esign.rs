@@ -57,10 +57,9 @@ pub const SANDBOX_OWNER_EMAIL: &str = "esign-admin@sandbox.invalid";
 
 /// The owner of a template, as e-signature providers describe it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TemplateOwner {
-    #[serde(rename = "userName")]
     pub user_name: String,
-    #[serde(rename = "userId")]
     pub user_id: String,
     pub email: String,
 }
@@ -68,6 +67,7 @@ pub struct TemplateOwner {
 /// A template of the connected account. Serializes to fetchSubscriptionDocuments' element,
 /// fields in part 2's order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Template {
     #[serde(rename = "templateId")]
     pub id: String,
@@ -77,13 +77,10 @@ pub struct Template {
     pub description: String,
     /// ISO 8601, UTC.
     pub created: String,
-    #[serde(rename = "lastModified")]
     pub last_modified: String,
-    #[serde(rename = "pageCount")]
     pub page_count: u32,
     /// The template's path at the provider (`/templates/<templateId>`).
     pub uri: String,
-    #[serde(rename = "folderName")]
     pub folder_name: String,
     pub owner: TemplateOwner,
 }
@@ -389,33 +386,17 @@ mod tests {
     async fn the_operator_replaces_templates_or_disconnects_the_account() {
         let s = sandbox();
         let own = sandbox_template("c1", Some("tpl-1"), "Side letter");
-        let account = SandboxAccount {
-            connected: true,
-            templates: vec![own.clone()],
-        };
-        s.store
-            .write(vec![SandboxESign::account_write("c1", &account)])
-            .await
-            .unwrap();
-        assert_eq!(s.templates("c1").await.unwrap(), Some(vec![own]));
-        let empty = SandboxAccount {
-            connected: true,
-            templates: Vec::new(),
-        };
-        s.store
-            .write(vec![SandboxESign::account_write("c1", &empty)])
-            .await
-            .unwrap();
-        assert_eq!(s.templates("c1").await.unwrap(), Some(Vec::new()));
-        let off = SandboxAccount {
-            connected: false,
-            templates: Vec::new(),
-        };
-        s.store
-            .write(vec![SandboxESign::account_write("c1", &off)])
-            .await
-            .unwrap();
-        assert_eq!(s.templates("c1").await.unwrap(), None);
+        let cases = [
+            (true, vec![own.clone()], Some(vec![own])),
+            (true, Vec::new(), Some(Vec::new())),
+            (false, Vec::new(), None),
+        ];
+        for (connected, templates, listed) in cases {
+            let account = SandboxAccount { connected, templates };
+            let write = SandboxESign::account_write("c1", &account);
+            s.store.write(vec![write]).await.unwrap();
+            assert_eq!(s.templates("c1").await.unwrap(), listed, "{connected}");
+        }
         assert_eq!(s.template("c1", "tpl-1").await, Err(ESignError::NoAccount));
         assert_eq!(
             s.send("c1", &request("r", &["tpl-1"])).await,

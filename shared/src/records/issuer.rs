@@ -37,23 +37,12 @@ pub fn custodian_delete(client: &str, issuer_id: &str, providerid: &str) -> Writ
 pub async fn custodians(store: &dyn Store, client: &str, issuer_id: &str) -> Result<Vec<CustodianRecord>, ApiError> {
     let mut q = Query::new(Index::Table, custodian_key(client, issuer_id, "").pk);
     q.sk = SkRange::BeginsWith(format!("{issuer_id}#"));
-    let mut out = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-            match serde_json::from_str(d) {
-                Ok(rec) => out.push(rec),
-                Err(e) => {
-                    return Err(ApiError::internal_from("corrupt custodian record", e));
-                }
-            }
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
-        }
-    }
+    let items = records::query_all(store, q).await?;
+    let decode = |item: &crate::store::Item| {
+        let d = item.get("d").and_then(Val::as_str).unwrap_or("");
+        serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt custodian record", e))
+    };
+    items.iter().map(decode).collect()
 }
 
 /// A live issuer of the client, or `136`.

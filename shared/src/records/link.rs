@@ -46,19 +46,11 @@ pub async fn primary_party(store: &dyn Store, client: &str, account: &str) -> Re
 pub async fn account_link_ids(store: &dyn Store, client: &str, account: &str) -> Result<Vec<String>, ApiError> {
     let mut q = Query::new(Index::Table, pair_key(client, account, "").pk);
     q.sk = SkRange::BeginsWith(format!("{account}#"));
-    let mut ids = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        ids.extend(
-            page.items
-                .iter()
-                .filter_map(|i| i.get("linkId").and_then(Val::as_str).map(str::to_owned)),
-        );
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => break,
-        }
-    }
+    let items = super::query_all(store, q).await?;
+    let mut ids: Vec<String> = items
+        .iter()
+        .filter_map(|i| i.get("linkId").and_then(Val::as_str).map(str::to_owned))
+        .collect();
     ids.sort_by_key(|id| (id.len(), id.clone()));
     Ok(ids)
 }

@@ -41,6 +41,33 @@ pub trait Record: Serialize + DeserializeOwned + Send + Sync {
     fn read_attrs(&mut self, _item: &Item) {}
 }
 
+/// Implements [`Record`] for `$ty` of kind `$kind`, its ID in the field `$id` (a path), with the
+/// `created` (`stamped`: in its [`Stamps`](crate::model::Stamps)) and `deleted` fields every
+/// stored record keeps.
+macro_rules! record {
+    ($ty:ty, $kind:literal, $($id:ident).+) => {
+        $crate::records::record!($ty, $kind, $($id).+; created);
+    };
+    (stamped $ty:ty, $kind:literal, $($id:ident).+) => {
+        $crate::records::record!($ty, $kind, $($id).+; stamps.created);
+    };
+    ($ty:ty, $kind:literal, $($id:ident).+; $($created:ident).+) => {
+        impl $crate::records::Record for $ty {
+            const KIND: &'static str = $kind;
+            fn id(&self) -> &str {
+                &self.$($id).+
+            }
+            fn created(&self) -> &str {
+                &self.$($created).+
+            }
+            fn deleted(&self) -> bool {
+                self.deleted
+            }
+        }
+    };
+}
+pub(crate) use record;
+
 /// The partition holding a client's records of one kind.
 pub fn partition<R: Record>(client: &str) -> String {
     format!("{client}#{}", R::KIND)
@@ -85,9 +112,16 @@ fn to_item<R: Record>(client: &str, r: &R, version: i64) -> Result<Item, ApiErro
 
 /// Decodes a stored record.
 pub fn from_item<R: Record>(item: &Item) -> Result<Stored<R>, ApiError> {
+    let mut stored = decode::<R>(item, "corrupt record")?;
+    stored.rec.read_attrs(item);
+    Ok(stored)
+}
+
+/// Decodes the JSON an item keeps in `d`, with its version `v`; `corrupt` names what failed
+/// to decode in the internal error.
+pub fn decode<T: DeserializeOwned>(item: &Item, corrupt: &'static str) -> Result<Stored<T>, ApiError> {
     let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let mut rec: R = serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt record", e))?;
-    rec.read_attrs(item);
+    let rec = serde_json::from_str(d).map_err(|e| ApiError::internal_from(corrupt, e))?;
     let version = item
         .get("v")
         .and_then(Val::as_num)
@@ -213,26 +247,22 @@ pub async fn count<R: Record>(store: &dyn Store, client: &str, include_deleted: 
 }
 
 /// One page of a list resource, rendered, with `totalRecords`.
-pub struct ListPage {
-    pub records: Vec<serde_json::Map<String, serde_json::Value>>,
-    pub total: usize,
-    pub offset: usize,
+struct ListPage {
+    records: Vec<serde_json::Map<String, serde_json::Value>>,
+    total: usize,
+    offset: usize,
 }
 
 impl ListPage {
-    /// The list response: the records under `key` and `pagination`.
-    pub fn into_reply(self, key: &str) -> crate::Reply {
-        let pagination = self.pagination();
+    /// The list response: the records under `key` and `pagination`, part 1's zero-based
+    /// first and last index returned.
+    fn into_reply(self, key: &str) -> crate::Reply {
+        let end = (self.offset + self.records.len()).saturating_sub(1);
+        let pagination = serde_json::json!({"totalRecords": self.total, "startIndex": self.offset, "endIndex": end});
         let records = self.records.into_iter().map(serde_json::Value::Object).collect();
         crate::Reply::ok()
             .with_value(key, serde_json::Value::Array(records))
             .with_value("pagination", pagination)
-    }
-
-    /// The `pagination` object of part 1: zero-based first and last index returned.
-    pub fn pagination(&self) -> serde_json::Value {
-        let end = (self.offset + self.records.len()).saturating_sub(1);
-        serde_json::json!({"totalRecords": self.total, "startIndex": self.offset, "endIndex": end})
     }
 }
 
@@ -246,11 +276,26 @@ impl From<crate::list::ListError> for ApiError {
     }
 }
 
+/// A list endpoint's reply: the query `spec` reads from `pairs`, then one page of the
+/// caller's records of one kind, each rendered by `view` (which may read the query), under
+/// `key` with `pagination`.
+pub async fn list<R: Record>(
+    ctx: &crate::Ctx,
+    pairs: &[(String, String)],
+    spec: &crate::list::ListSpec,
+    key: &str,
+    view: impl Fn(&R, &crate::list::ListQuery) -> serde_json::Map<String, serde_json::Value>,
+) -> Result<crate::Reply, ApiError> {
+    let q = crate::list::parse(pairs, spec)?;
+    let page = list_page::<R>(ctx.store(), ctx.client_id(), &q, |r| view(r, &q)).await?;
+    Ok(page.into_reply(key))
+}
+
 /// Runs a list query over a client's records of one kind. Sorted by `createdDate` with no
 /// filter, it reads the list index and stops after the page, with `totalRecords` from the
 /// counters; otherwise it reads the client's own partition (never the table), filters and
 /// sorts the rendered records.
-pub async fn list<R: Record>(
+async fn list_page<R: Record>(
     store: &dyn Store,
     client: &str,
     q: &crate::list::ListQuery,
@@ -313,6 +358,38 @@ pub async fn list<R: Record>(
         total,
         offset: q.offset,
     })
+}
+
+/// Every item `q` finds, page after page.
+pub async fn query_all(store: &dyn Store, mut q: crate::store::Query) -> Result<Vec<Item>, crate::store::StoreError> {
+    let mut items = Vec::new();
+    loop {
+        let page = store.query(&q).await?;
+        items.extend(page.items);
+        match page.next {
+            Some(next) => q.start = Some(next),
+            None => return Ok(items),
+        }
+    }
+}
+
+/// The caller's live records of one kind, newest first (`createdDate`, then ID), at most
+/// `max`: the live-list index read backwards, one page per 1000.
+pub async fn newest<R: Record>(ctx: &crate::Ctx, max: usize) -> Result<Vec<R>, ApiError> {
+    let mut q = crate::store::Query::new(crate::store::Index::Gsi1, partition::<R>(ctx.client_id()));
+    q.forward = false;
+    let mut out = Vec::new();
+    loop {
+        q.limit = (max - out.len()).min(1000) as u32;
+        let page = ctx.store().query(&q).await?;
+        for item in &page.items {
+            out.push(from_item::<R>(item)?.rec);
+        }
+        match page.next {
+            Some(next) if out.len() < max => q.start = Some(next),
+            _ => return Ok(out),
+        }
+    }
 }
 
 /// A record of the caller that is not deleted, or the error `missing` gives.

@@ -10,17 +10,11 @@ pub async fn account_notes(store: &dyn Store, client: &str, account: &str) -> Re
     let mut q = Query::new(crate::store::Index::Table, records::partition::<AccountNote>(client));
     q.sk = SkRange::BeginsWith(format!("{account}#"));
     let mut out = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            let n = records::from_item::<AccountNote>(item)?.rec;
-            if !n.deleted {
-                out.push(n);
-            }
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
+    for item in &records::query_all(store, q).await? {
+        let n = records::from_item::<AccountNote>(item)?.rec;
+        if !n.deleted {
+            out.push(n);
         }
     }
+    Ok(out)
 }

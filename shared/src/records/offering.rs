@@ -207,21 +207,15 @@ pub async fn purchase_history(
     let mut q = Query::new(Index::Table, purchase_key(client, offering_id, "").pk);
     q.sk = SkRange::All;
     let mut out = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-            let entry: PurchaseEntry =
-                serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt purchase-history entry", e))?;
-            if !entry.deleted {
-                out.push(entry);
-            }
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
+    for item in &super::query_all(store, q).await? {
+        let d = item.get("d").and_then(Val::as_str).unwrap_or("");
+        let entry: PurchaseEntry =
+            serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt purchase-history entry", e))?;
+        if !entry.deleted {
+            out.push(entry);
         }
     }
+    Ok(out)
 }
 
 /// The key of a client's escrow account: `<client>#ESCROW` / account number.

@@ -16,11 +16,7 @@ use crate::model::subscription::OfferingTemplate;
 use crate::store::{CmpOp, Cond, Index, Key, Query, SkRange, Store, Val, Write};
 
 /// An offering template as read, with its version.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredTemplate {
-    pub rec: OfferingTemplate,
-    pub version: i64,
-}
+pub type StoredTemplate = super::Stored<OfferingTemplate>;
 
 fn partition(client: &str, offering_id: &str) -> String {
     format!("{client}#SUBSCRIPTION#{offering_id}")
@@ -91,15 +87,7 @@ pub fn update(
 }
 
 fn decode(item: &crate::store::Item) -> Result<StoredTemplate, ApiError> {
-    let d = item.get("d").and_then(Val::as_str).unwrap_or("");
-    let rec: OfferingTemplate =
-        serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt offering template", e))?;
-    let version = item
-        .get("v")
-        .and_then(Val::as_num)
-        .and_then(|v| i64::try_from(v).ok())
-        .unwrap_or(0);
-    Ok(StoredTemplate { rec, version })
+    super::decode(item, "corrupt offering template")
 }
 
 /// One live template of an offering by its numeric ID (`None` when unknown or deleted).
@@ -131,19 +119,13 @@ pub async fn active(store: &dyn Store, client: &str, offering_id: &str) -> Resul
     q.forward = false;
     q.limit = 500;
     let mut out = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            let t = decode(item)?.rec;
-            if !t.deleted {
-                out.push(t);
-            }
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
+    for item in &super::query_all(store, q).await? {
+        let t = decode(item)?.rec;
+        if !t.deleted {
+            out.push(t);
         }
     }
+    Ok(out)
 }
 
 #[cfg(test)]

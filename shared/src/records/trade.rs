@@ -121,17 +121,7 @@ async fn copies(store: &dyn Store, pk: String, forward: bool) -> Result<Vec<Trad
     let mut q = Query::new(Index::Table, pk);
     q.sk = SkRange::All;
     q.forward = forward;
-    let mut out = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            out.push(decode(item)?);
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(out),
-        }
-    }
+    super::query_all(store, q).await?.iter().map(decode).collect()
 }
 
 /// An offering's trades, deleted ones included, oldest first (one query per 1000).

@@ -347,26 +347,15 @@ mod tests {
     #[tokio::test]
     async fn production_takes_https_to_public_hosts_only() {
         let url = |u: &str| reqwest::Url::parse(u).unwrap();
-        assert!(UrlPolicy::Production
-            .resolve(&url("http://example.com/h"))
-            .await
-            .is_err());
-        assert!(UrlPolicy::Production
-            .resolve(&url("https://127.0.0.1/h"))
-            .await
-            .is_err());
-        assert!(UrlPolicy::Production
-            .resolve(&url("https://localhost/h"))
-            .await
-            .is_err());
-        assert!(UrlPolicy::Production
-            .resolve(&url("https://[::1]:8443/h"))
-            .await
-            .is_err());
-        assert!(UrlPolicy::Production
-            .resolve(&url("https://[fd00::1]/h"))
-            .await
-            .is_err());
+        for refused in [
+            "http://example.com/h",
+            "https://127.0.0.1/h",
+            "https://localhost/h",
+            "https://[::1]:8443/h",
+            "https://[fd00::1]/h",
+        ] {
+            assert!(UrlPolicy::Production.resolve(&url(refused)).await.is_err(), "{refused}");
+        }
         // An IPv6 literal is judged by its address, not looked up with its brackets.
         let pinned = UrlPolicy::Production
             .resolve(&url("https://[2606:4700::1111]:8443/h"))

@@ -65,10 +65,7 @@ pub fn record_event(method: &str, record: &serde_json::Map<String, serde_json::V
 /// The webhook whose payload is a view's fields, in the view's order (the same struct that
 /// serves the response, where part 1 gives both the same fields).
 pub fn view_event(method: &str, view: &impl Serialize) -> Event {
-    match serde_json::to_value(view) {
-        Ok(serde_json::Value::Object(record)) => record_event(method, &record),
-        _ => Event::new(method),
-    }
+    record_event(method, &crate::model::object(view))
 }
 
 /// What travels on the queue: one event of one client.
@@ -155,19 +152,12 @@ pub async fn token_items(
     store: &dyn crate::store::Store,
     owner: &str,
 ) -> Result<Vec<(Key, String)>, crate::store::StoreError> {
-    let mut q = crate::store::Query::new(crate::store::Index::Table, tokens_partition(owner));
-    let mut tokens = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        tokens.extend(page.items.iter().filter_map(|i| {
-            let token = i.get("t").and_then(Val::as_str)?;
-            Some((Key::of(i)?, token.to_owned()))
-        }));
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(tokens),
-        }
-    }
+    let q = crate::store::Query::new(crate::store::Index::Table, tokens_partition(owner));
+    let items = crate::records::query_all(store, q).await?;
+    Ok(items
+        .iter()
+        .filter_map(|i| Some((Key::of(i)?, i.get("t").and_then(Val::as_str)?.to_owned())))
+        .collect())
 }
 
 /// Why a queued message was not done with.
