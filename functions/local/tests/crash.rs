@@ -11,10 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use api_tests::Listener;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 mod common;
-use common::{start, KEY, OPERATOR};
+use common::{find, start, Api, KEY, PARTY};
 
 const WRITERS: usize = 8;
 const ROUNDS: usize = 5;
@@ -23,17 +23,14 @@ const ROUNDS: usize = 5;
 type Acked = Arc<Mutex<Vec<(String, String)>>>;
 
 async fn writer(base: String, name: String, acked: Acked) {
-    let http = reqwest::Client::new();
+    let api = Api::new(&base);
     for n in 0.. {
         let first = format!("{name}n{n}");
-        let form = format!(
-            "firstName={first}&lastName=Crash&dob=01-02-1980&primCountry=USA&primAddress1=1+Main\
-             &primCity=Austin&primState=TX&primZip=78701&emailAddress=c%40example.com"
-        );
-        let sent = http
-            .put(format!("{base}/v3/createParty"))
-            .header("authorization", format!("Bearer local-test:{KEY}"))
-            .body(form)
+        let mut form = PARTY.to_vec();
+        form[0] = ("firstName", &first);
+        let sent = api
+            .request(reqwest::Method::PUT, "/v3/createParty")
+            .form(&form)
             .send()
             .await;
         // Once the server is gone, every request fails: the round is over for this writer.
@@ -45,28 +42,17 @@ async fn writer(base: String, name: String, acked: Acked) {
     }
 }
 
-async fn get(http: &reqwest::Client, url: String) -> Value {
-    http.get(url)
-        .header("authorization", format!("Bearer local-test:{KEY}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-}
-
 /// Every acknowledged party reads back as sent, and the counter matches the listing.
 async fn verify(base: &str, acked: &[(String, String)]) {
-    let http = reqwest::Client::new();
+    let api = Api::new(base);
     for (id, first) in acked {
-        let body = get(&http, format!("{base}/v3/parties/{id}")).await;
+        let body = api.get(&format!("/v3/parties/{id}")).await;
         assert_eq!(body["statusCode"], "101", "acknowledged party {id} lost: {body}");
         assert_eq!(body["party"]["firstName"], first.as_str(), "{body}");
     }
     let (mut listed, mut total) = (0, None);
     loop {
-        let body = get(&http, format!("{base}/v3/parties?limit=500&offset={listed}")).await;
+        let body = api.get(&format!("/v3/parties?limit=500&offset={listed}")).await;
         if body["statusCode"] != "101" {
             break;
         }
@@ -117,35 +103,6 @@ fn temp_env() -> (std::path::PathBuf, [(&'static str, String); 1]) {
     (dir, env)
 }
 
-/// Calls an operation with form parameters; answers the JSON body.
-async fn call(base: &str, method: reqwest::Method, op: &str, form: &[(&str, &str)]) -> Value {
-    let body: Value = reqwest::Client::new()
-        .request(method, format!("{base}/v3/{op}"))
-        .header("authorization", format!("Bearer local-test:{KEY}"))
-        .form(form)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(body["statusCode"], "101", "{op}: {body}");
-    body
-}
-
-/// The first string held under `key` anywhere in `v`.
-fn find(v: &Value, key: &str) -> Option<String> {
-    match v {
-        Value::Object(m) => m
-            .get(key)
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .or_else(|| m.values().find_map(|v| find(v, key))),
-        Value::Array(a) => a.iter().find_map(|v| find(v, key)),
-        _ => None,
-    }
-}
-
 /// A form field of a webhook body.
 fn field(body: &str, name: &str) -> Option<String> {
     serde_urlencoded::from_str::<Vec<(String, String)>>(body)
@@ -153,29 +110,6 @@ fn field(body: &str, name: &str) -> Option<String> {
         .into_iter()
         .find_map(|(k, v)| (k == name).then_some(v))
 }
-
-async fn register(base: &str, method: &str, url: &str) {
-    let reg = reqwest::Client::new()
-        .put(format!("{base}/operator/clients/local-test/webhooks/{method}"))
-        .header("authorization", format!("Bearer {OPERATOR}"))
-        .json(&json!({"urls": [url]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reg.status(), 200);
-}
-
-const PARTY: &[(&str, &str)] = &[
-    ("firstName", "Ann"),
-    ("lastName", "Lee"),
-    ("dob", "01-02-1980"),
-    ("primCountry", "USA"),
-    ("primAddress1", "1 Main St"),
-    ("primCity", "Austin"),
-    ("primState", "TX"),
-    ("primZip", "78701"),
-    ("emailAddress", "ann@example.com"),
-];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhooks_survive_kill_9_between_the_101_and_the_delivery() {
@@ -185,10 +119,11 @@ async fn webhooks_survive_kill_9_between_the_101_and_the_delivery() {
     // waits its turn; the kill comes well within the five seconds a delivery may take.
     hook.set_stalled(true);
     let mut server = start(&env).await;
-    register(&server.base, "createParty", &hook.url).await;
+    let api = Api::new(&server.base);
+    api.register("createParty", &hook.url).await;
     let mut ids = Vec::new();
     for _ in 0..9 {
-        let body = call(&server.base, reqwest::Method::PUT, "createParty", PARTY).await;
+        let body = api.call(reqwest::Method::PUT, "createParty", PARTY).await;
         ids.push(find(&body, "partyId").unwrap());
     }
     server.child.kill().unwrap();
@@ -214,74 +149,54 @@ async fn a_request_runs_to_its_end_when_the_client_disconnects() {
     let (dir, env) = temp_env();
     let server = start(&env).await;
     let base = server.base.as_str();
+    let api = Api::new(base);
     let mut hook = Listener::start(200).await;
-    register(base, "createTrade", &hook.url).await;
-    let put = reqwest::Method::PUT;
-    let issuer = call(
-        base,
-        put.clone(),
-        "createIssuer",
-        &[
-            ("issuerName", "Acme"),
-            ("firstName", "Ada"),
-            ("lastName", "Stone"),
-            ("email", "ada@acme.example"),
-        ],
-    )
-    .await;
-    let issuer = find(&issuer, "issuerId").unwrap();
-    let offering = call(
-        base,
-        put.clone(),
-        "createOffering",
-        &[
-            ("issuerId", issuer.as_str()),
-            ("issueName", "Acme Series A"),
-            ("issueType", "Equity"),
-            ("targetAmount", "50000"),
-            ("minAmount", "1000"),
-            ("maxAmount", "100000"),
-            ("unitPrice", "10"),
-            ("startDate", "01-01-2026"),
-            ("endDate", "12-31-2026"),
-            ("offeringText", "Shares of Acme"),
-            ("stampingText", "CONFIDENTIAL"),
-        ],
-    )
-    .await;
-    let offering = find(&offering, "offeringId").unwrap();
-    let account = call(
-        base,
-        put.clone(),
-        "createAccount",
-        &[
-            ("accountRegistration", "Ann Lee"),
-            ("type", "Individual"),
-            ("domesticYN", "domestic_account"),
-            ("streetAddress1", "1 Main St"),
-            ("city", "Austin"),
-            ("state", "TX"),
-            ("zip", "78701"),
-            ("country", "USA"),
-        ],
-    )
-    .await;
-    let account = find(&account, "accountId").unwrap();
-    let party = find(&call(base, put.clone(), "createParty", PARTY).await, "partyId").unwrap();
-    call(
-        base,
-        put,
-        "createLink",
-        &[
-            ("firstEntryType", "Account"),
-            ("firstEntry", account.as_str()),
-            ("relatedEntryType", "IndivACParty"),
-            ("relatedEntry", party.as_str()),
-            ("linkType", "owner"),
-            ("primary_value", "1"),
-        ],
-    )
-    .await;
+    api.register("createTrade", &hook.url).await;
+    let create = async |op: &str, form: &[(&str, &str)], id: &str| {
+        find(&api.call(reqwest::Method::PUT, op, form).await, id).unwrap()
+    };
+    let issuer = [
+        ("issuerName", "Acme"),
+        ("firstName", "Ada"),
+        ("lastName", "Stone"),
+        ("email", "ada@acme.example"),
+    ];
+    let issuer = create("createIssuer", &issuer, "issuerId").await;
+    let offering = [
+        ("issuerId", issuer.as_str()),
+        ("issueName", "Acme Series A"),
+        ("issueType", "Equity"),
+        ("targetAmount", "50000"),
+        ("minAmount", "1000"),
+        ("maxAmount", "100000"),
+        ("unitPrice", "10"),
+        ("startDate", "01-01-2026"),
+        ("endDate", "12-31-2026"),
+        ("offeringText", "Shares of Acme"),
+        ("stampingText", "CONFIDENTIAL"),
+    ];
+    let offering = create("createOffering", &offering, "offeringId").await;
+    let account = [
+        ("accountRegistration", "Ann Lee"),
+        ("type", "Individual"),
+        ("domesticYN", "domestic_account"),
+        ("streetAddress1", "1 Main St"),
+        ("city", "Austin"),
+        ("state", "TX"),
+        ("zip", "78701"),
+        ("country", "USA"),
+    ];
+    let account = create("createAccount", &account, "accountId").await;
+    let party = create("createParty", PARTY, "partyId").await;
+    let link = [
+        ("firstEntryType", "Account"),
+        ("firstEntry", account.as_str()),
+        ("relatedEntryType", "IndivACParty"),
+        ("relatedEntry", party.as_str()),
+        ("linkType", "owner"),
+        ("primary_value", "1"),
+    ];
+    create("createLink", &link, "id").await;
 
     // The whole request is sent, then the connection is closed before any answer.
     let form = format!("accountId={account}&offeringId={offering}&transactionType=ACH&transactionUnits=5");
@@ -298,13 +213,13 @@ async fn a_request_runs_to_its_end_when_the_client_disconnects() {
 
     let delivered = hook.next(10).await.expect("the trade's webhook is delivered");
     let trade = field(&delivered.body, "tradeId").expect("a trade ID in the webhook");
-    let got = call(
-        base,
-        reqwest::Method::POST,
-        "getTrade",
-        &[("accountId", account.as_str()), ("tradeId", trade.as_str())],
-    )
-    .await;
+    let got = api
+        .call(
+            reqwest::Method::POST,
+            "getTrade",
+            &[("accountId", account.as_str()), ("tradeId", trade.as_str())],
+        )
+        .await;
     assert_eq!(find(&got, "offeringId").as_deref(), Some(offering.as_str()), "{got}");
     drop(server);
     std::fs::remove_dir_all(&dir).ok();

@@ -7,7 +7,7 @@ use api_tests::Listener;
 use serde_json::{json, Value};
 
 mod common;
-use common::{start, KEY, OPERATOR};
+use common::{find, start, Api, KEY, PARTY};
 
 /// Sends raw bytes on a new connection and reads until the server answers and closes, or
 /// 10 s pass: the text received.
@@ -78,43 +78,14 @@ async fn scenario(mut env: Vec<(&str, String)>) {
     env.push(("IPS_READ_TIMEOUT_SECS", "2".into()));
     let http = reqwest::Client::new();
     let server = start(&env).await;
+    let api = Api::new(&server.base);
     let auth = format!("Bearer local-test:{KEY}");
-    let r: Value = http
-        .get(format!("{}/v3/ping", server.base))
-        .header("authorization", &auth)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(r["status"], "ok");
+    assert_eq!(api.get("/v3/ping").await["status"], "ok");
 
     let mut hook = Listener::start(200).await;
-    let reg = http
-        .put(format!(
-            "{}/operator/clients/local-test/webhooks/createParty",
-            server.base
-        ))
-        .header("authorization", format!("Bearer {OPERATOR}"))
-        .json(&json!({"urls": [hook.url]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reg.status(), 200);
-
-    let form = "firstName=Ann&lastName=Lee&dob=01-02-1980&primCountry=USA&primAddress1=1+Main&primCity=Austin&primState=TX&primZip=78701&emailAddress=a%40example.com";
-    let resp = http
-        .put(format!("{}/v3/createParty", server.base))
-        .header("authorization", &auth)
-        .body(form)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    let body: Value = resp.json().await.unwrap();
-    assert_eq!(body["statusCode"], "101", "{body}");
-    let id = body["partyDetails"][1][0]["partyId"].as_str().unwrap().to_owned();
+    api.register("createParty", &hook.url).await;
+    let body = api.call(reqwest::Method::PUT, "createParty", PARTY).await;
+    let id = find(&body, "partyId").unwrap();
     let got = hook.next(5).await.expect("webhook delivered by the local API");
     assert_eq!(got.body, format!("partyId={id}&KYCstatus=&AMLstatus="));
 
@@ -129,9 +100,8 @@ async fn scenario(mut env: Vec<(&str, String)>) {
         &[("partyId", &id), ("documentTitle", "documentTitle0=Passport")],
         &[("userfile0", "passport.pdf", &pdf)],
     );
-    let body: Value = http
-        .post(format!("{}/v3/uploadPartyDocument", server.base))
-        .header("authorization", &auth)
+    let body: Value = api
+        .request(reqwest::Method::POST, "/v3/uploadPartyDocument")
         .header("content-type", content_type)
         .body(multipart)
         .send()
@@ -141,16 +111,9 @@ async fn scenario(mut env: Vec<(&str, String)>) {
         .await
         .unwrap();
     assert_eq!(body["statusCode"], "101", "{body}");
-    let body: Value = http
-        .post(format!("{}/v3/getPartyDocument", server.base))
-        .header("authorization", &auth)
-        .form(&[("partyId", id.as_str())])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = api
+        .call(reqwest::Method::POST, "getPartyDocument", &[("partyId", id.as_str())])
+        .await;
     let doc_url = body["partyDocumentDetails"][0]["documentUrl"]
         .as_str()
         .unwrap()
@@ -166,11 +129,10 @@ async fn scenario(mut env: Vec<(&str, String)>) {
     }
 
     // Bodies over 1 MiB are refused with 413 before anything is parsed or written.
-    let big = format!("{form}&notes={}", "x".repeat(1 << 20));
-    let resp = http
-        .put(format!("{}/v3/createParty", server.base))
-        .header("authorization", &auth)
-        .body(big)
+    let big = "x".repeat(1 << 20);
+    let resp = api
+        .request(reqwest::Method::PUT, "/v3/createParty")
+        .form(&[PARTY, &[("notes", big.as_str())]].concat())
         .send()
         .await
         .unwrap();
@@ -178,9 +140,8 @@ async fn scenario(mut env: Vec<(&str, String)>) {
     let body: Value = resp.json().await.unwrap();
     assert_eq!(body["statusCode"], "106");
     // Invalid UTF-8 over real HTTP is a clean 106, not a failure.
-    let resp = http
-        .put(format!("{}/v3/createParty", server.base))
-        .header("authorization", &auth)
+    let resp = api
+        .request(reqwest::Method::PUT, "/v3/createParty")
         .body(vec![b'f', b'=', 0xff, 0xfe])
         .send()
         .await
@@ -198,15 +159,7 @@ async fn scenario(mut env: Vec<(&str, String)>) {
     // The data outlives the process.
     drop(server);
     let server = start(&env).await;
-    let list: Value = http
-        .get(format!("{}/v3/parties", server.base))
-        .header("authorization", &auth)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list = Api::new(&server.base).get("/v3/parties").await;
     assert_eq!(list["parties"][0]["partyId"], id.as_str(), "{list}");
     // A URL handed out before the restart still reads (the local signing secret persists;
     // the restarted server listens on another port).

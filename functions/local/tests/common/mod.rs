@@ -3,6 +3,8 @@
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use serde_json::Value;
+
 pub const KEY: &str = "local-test-key";
 pub const OPERATOR: &str = "local-test-operator";
 
@@ -51,3 +53,90 @@ pub async fn start(env: &[(&str, String)]) -> Server {
     }
     panic!("local-api did not answer within 30 s");
 }
+
+/// The sandbox client's calls to a running local API.
+pub struct Api {
+    pub base: String,
+    pub http: reqwest::Client,
+}
+
+impl Api {
+    pub fn new(base: &str) -> Api {
+        Api {
+            base: base.to_owned(),
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// A request to `path` with the sandbox client's credentials.
+    pub fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.http
+            .request(method, format!("{}{path}", self.base))
+            .header("authorization", format!("Bearer local-test:{KEY}"))
+    }
+
+    /// A `GET` answered with JSON.
+    pub async fn get(&self, path: &str) -> Value {
+        self.request(reqwest::Method::GET, path)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// An operation called with form parameters, which must answer `101`: its JSON body.
+    pub async fn call(&self, method: reqwest::Method, op: &str, form: &[(&str, &str)]) -> Value {
+        let body: Value = self
+            .request(method, &format!("/v3/{op}"))
+            .form(form)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(body["statusCode"], "101", "{op}: {body}");
+        body
+    }
+
+    /// Registers `url` for the sandbox client's `method` webhooks (the operator API).
+    pub async fn register(&self, method: &str, url: &str) {
+        let reg = self
+            .http
+            .put(format!("{}/operator/clients/local-test/webhooks/{method}", self.base))
+            .header("authorization", format!("Bearer {OPERATOR}"))
+            .json(&serde_json::json!({"urls": [url]}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(reg.status(), 200);
+    }
+}
+
+/// The first string held under `key` anywhere in `v`.
+pub fn find(v: &Value, key: &str) -> Option<String> {
+    match v {
+        Value::Object(m) => m
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| m.values().find_map(|v| find(v, key))),
+        Value::Array(a) => a.iter().find_map(|v| find(v, key)),
+        _ => None,
+    }
+}
+
+/// createParty's required parameters.
+pub const PARTY: &[(&str, &str)] = &[
+    ("firstName", "Ann"),
+    ("lastName", "Lee"),
+    ("dob", "01-02-1980"),
+    ("primCountry", "USA"),
+    ("primAddress1", "1 Main St"),
+    ("primCity", "Austin"),
+    ("primState", "TX"),
+    ("primZip", "78701"),
+    ("emailAddress", "ann@example.com"),
+];
