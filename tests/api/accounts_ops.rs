@@ -368,7 +368,7 @@ both!(
 );
 
 both!(
-    legacy_get_account_path_resolves_and_other_legacy_paths_do_not,
+    legacy_get_account_path_resolves_and_the_retired_paths_do_not,
     |t: TestApp| async move {
         let id = create_account(&t).await;
         let auth = t.creds().bearer();
@@ -382,6 +382,19 @@ both!(
         assert_eq!(r.json["accountDetails"]["accountId"], id.as_str());
         let r = t.raw(Method::POST, "/createParty", &headers, Ok(body)).await;
         assert_eq!((r.status, r.code()), (404, "1404"));
+        // Part 3's retired legacy endpoints, called as their clients did (body credentials,
+        // no /v3): 404 on the primary host.
+        let form = [("content-type", "application/x-www-form-urlencoded")];
+        for (path, params) in [
+            ("/getLinkedAccounts", "partyId=P1000000"),
+            ("/getTradeStatusesForOffering", "offeringId=100000"),
+            ("/getApiCount", ""),
+            ("/recordAttestation", "accountId=A1000000"),
+        ] {
+            let body = format!("clientID={}&developerAPIKey={}&{params}", t.client_id, t.api_key);
+            let r = t.raw(Method::POST, path, &form, Ok(body.into())).await;
+            assert_eq!((r.status, r.code()), (404, "1404"), "{path}");
+        }
     }
 );
 
