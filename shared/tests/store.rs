@@ -624,42 +624,24 @@ async fn query_reads_a_table_partition_by_sort_key_range_both_ways(store: Shared
 
 async fn query_reads_sparse_indexes_by_sort_key_range_both_ways(store: Shared) {
     let s = |v: &str| Val::from(v);
+    // An item of partition `c1#o` with the index attributes given as (name, value) pairs.
+    let indexed = |sk: &str, attrs: &[(&str, &str)]| {
+        let attrs: Vec<(&str, Val)> = attrs.iter().map(|(a, v)| (*a, s(v))).collect();
+        put(item("c1#o", sk, &attrs))
+    };
+    fn both<'a>(gsi1: [&'a str; 2], gsi2: [&'a str; 2]) -> [(&'static str, &'a str); 4] {
+        [
+            ("gsi1pk", gsi1[0]),
+            ("gsi1sk", gsi1[1]),
+            ("gsi2pk", gsi2[0]),
+            ("gsi2sk", gsi2[1]),
+        ]
+    }
     let writes = vec![
-        put(item(
-            "c1#o",
-            "o1",
-            &[
-                ("gsi1pk", s("c1#open")),
-                ("gsi1sk", s("2024-01-03")),
-                ("gsi2pk", s("c1#inv7")),
-                ("gsi2sk", s("b")),
-            ],
-        )),
-        put(item(
-            "c1#o",
-            "o2",
-            &[
-                ("gsi1pk", s("c1#open")),
-                ("gsi1sk", s("2024-01-01")),
-                ("gsi2pk", s("c1#inv7")),
-                ("gsi2sk", s("a")),
-            ],
-        )),
-        put(item(
-            "c1#o",
-            "o3",
-            &[("gsi1pk", s("c1#open")), ("gsi1sk", s("2024-02-01"))],
-        )),
-        put(item(
-            "c1#o",
-            "o4",
-            &[
-                ("gsi1pk", s("c1#closed")),
-                ("gsi1sk", s("2024-01-02")),
-                ("gsi2pk", s("c1#inv7")),
-                ("gsi2sk", s("c")),
-            ],
-        )),
+        indexed("o1", &both(["c1#open", "2024-01-03"], ["c1#inv7", "b"])),
+        indexed("o2", &both(["c1#open", "2024-01-01"], ["c1#inv7", "a"])),
+        indexed("o3", &[("gsi1pk", "c1#open"), ("gsi1sk", "2024-02-01")]),
+        indexed("o4", &both(["c1#closed", "2024-01-02"], ["c1#inv7", "c"])),
         // Sparse: no index attributes, or only half of an index key.
         put(item("c1#o", "o5", &[("x", s("no index"))])),
         put(item("c1#o", "o6", &[("gsi1pk", s("c1#open"))])),

@@ -193,9 +193,7 @@ impl DynamoStore {
                     .put_item()
                     .table_name(&self.table)
                     .set_item(Some(to_attr_map(&item)))
-                    .set_condition_expression(cond)
-                    .set_expression_attribute_names(ex.names())
-                    .set_expression_attribute_values(ex.values())
+                    .conditioned(&ex, cond)
                     .send()
                     .await
                     .map_err(single_write_error)?;
@@ -210,9 +208,7 @@ impl DynamoStore {
                     .delete_item()
                     .table_name(&self.table)
                     .set_key(Some(key_map(&key)))
-                    .set_condition_expression(cond)
-                    .set_expression_attribute_names(ex.names())
-                    .set_expression_attribute_values(ex.values())
+                    .conditioned(&ex, cond)
                     .send()
                     .await
                     .map_err(single_write_error)?;
@@ -244,9 +240,7 @@ impl DynamoStore {
             .table_name(&self.table)
             .set_key(Some(key_map(key)))
             .update_expression(update)
-            .set_condition_expression(cond)
-            .set_expression_attribute_names(ex.names())
-            .set_expression_attribute_values(ex.values())
+            .conditioned(&ex, cond)
             .return_values(returning)
             .send()
             .await
@@ -280,9 +274,7 @@ impl DynamoStore {
                 let put = Put::builder()
                     .table_name(&self.table)
                     .set_item(Some(to_attr_map(item)))
-                    .set_condition_expression(cond)
-                    .set_expression_attribute_names(ex.names())
-                    .set_expression_attribute_values(ex.values())
+                    .conditioned(&ex, cond)
                     .build()
                     .map_err(backend)?;
                 TransactWriteItem::builder().put(put).build()
@@ -294,9 +286,7 @@ impl DynamoStore {
                     .table_name(&self.table)
                     .set_key(Some(key_map(key)))
                     .update_expression(update)
-                    .set_condition_expression(cond)
-                    .set_expression_attribute_names(ex.names())
-                    .set_expression_attribute_values(ex.values())
+                    .conditioned(&ex, cond)
                     .build()
                     .map_err(backend)?;
                 TransactWriteItem::builder().update(update).build()
@@ -306,9 +296,7 @@ impl DynamoStore {
                 let delete = Delete::builder()
                     .table_name(&self.table)
                     .set_key(Some(key_map(key)))
-                    .set_condition_expression(cond)
-                    .set_expression_attribute_names(ex.names())
-                    .set_expression_attribute_values(ex.values())
+                    .conditioned(&ex, cond)
                     .build()
                     .map_err(backend)?;
                 TransactWriteItem::builder().delete(delete).build()
@@ -336,6 +324,33 @@ impl DynamoStore {
         Ok(item)
     }
 }
+
+/// The condition and the expression names and values every conditional request carries:
+/// the SDK's builders share these setters but no trait, so each gets this one.
+trait Conditioned: Sized {
+    fn conditioned(self, ex: &Expr, cond: Option<String>) -> Self;
+}
+
+macro_rules! conditioned {
+    ($($builder:ty),*) => {$(
+        impl Conditioned for $builder {
+            fn conditioned(self, ex: &Expr, cond: Option<String>) -> Self {
+                self.set_condition_expression(cond)
+                    .set_expression_attribute_names(ex.names())
+                    .set_expression_attribute_values(ex.values())
+            }
+        }
+    )*};
+}
+
+conditioned!(
+    aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder,
+    aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder,
+    aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder,
+    aws_sdk_dynamodb::types::builders::PutBuilder,
+    aws_sdk_dynamodb::types::builders::UpdateBuilder,
+    aws_sdk_dynamodb::types::builders::DeleteBuilder
+);
 
 /// Whether a table and all its indexes are active.
 fn is_active(table: Option<&TableDescription>) -> bool {
