@@ -200,7 +200,9 @@ struct Encryption {
 /// bytes) the client's webhooks are encrypted with, or `null` to send them in clear.
 async fn webhook_encryption(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
     if req.body.get("key").is_none() {
-        return Err(OpError::BadRequest("key: required (null sends webhooks in clear)".into()));
+        return Err(OpError::BadRequest(
+            "key: required (null sends webhooks in clear)".into(),
+        ));
     }
     let Encryption { key } = req.body()?;
     if let Some(k) = &key {
