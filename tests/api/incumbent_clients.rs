@@ -1,9 +1,20 @@
 //! What clients written for the incumbent send and read (CONTRACT, "What clients written for
 //! the incumbent rely on"): each case sends exactly what such a client sends.
 
-use api_tests::{both, TestApp};
+use api_tests::{both, Resp, TestApp};
+use bytes::Bytes;
+use http::Method;
 
 use crate::fixtures::*;
+use crate::trades::{investor, offering};
+
+/// A JSON body as a client writes it, byte for byte (`2e0` stays `2e0`).
+async fn json_text(t: &TestApp, op: &str, body: String) -> Resp {
+    let auth = t.creds().bearer();
+    let headers = [("authorization", auth.as_str()), ("content-type", "application/json")];
+    t.raw(Method::POST, &format!("/v3/{op}"), &headers, Ok(Bytes::from(body)))
+        .await
+}
 
 both!(
     create_account_answers_the_one_record_in_an_array,
@@ -29,3 +40,25 @@ both!(
         assert_eq!(got.json["accountDetails"]["accountId"], id);
     }
 );
+
+both!(integral_json_numbers_are_integers, |t: TestApp| async move {
+    let o = offering(&t, "100").await;
+    let (a, _) = investor(&t).await;
+    let body = |units: &str| {
+        format!(r#"{{"accountId":"{a}","offeringId":"{o}","transactionType":"ACH","transactionUnits":{units}}}"#)
+    };
+    for units in ["2.0", "2e0"] {
+        let r = json_text(&t, "createTrade", body(units)).await;
+        assert_eq!(r.code(), "101", "{units}: {:?}", r.json);
+        let id = r.inserted("purchaseDetails")["tradeId"].as_str().unwrap();
+        let stored = shared::records::trade::load(t.store(), &t.client_id, id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(stored.rec.units, 2, "{units}");
+    }
+    for units in ["2.5", "true", "\"+5\""] {
+        let r = json_text(&t, "createTrade", body(units)).await;
+        assert_eq!(r.code(), "106", "{units}: {:?}", r.json);
+    }
+});

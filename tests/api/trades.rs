@@ -22,7 +22,7 @@ use crate::fixtures::{create_account, create_party, link, with, without, ISSUER,
 // ---------------------------------------------------------------- fixtures
 
 /// An offering of `total` units at 10.00 each.
-async fn offering(t: &TestApp, total: &str) -> String {
+pub(crate) async fn offering(t: &TestApp, total: &str) -> String {
     let r = t.put("createIssuer", ISSUER).await;
     assert_eq!(r.code(), "101", "{:?}", r.json);
     let issuer = r.inserted("issuerDetails")["issuerId"].as_str().unwrap().to_owned();
@@ -33,7 +33,7 @@ async fn offering(t: &TestApp, total: &str) -> String {
 }
 
 /// An account with a primary party: (accountId, partyId).
-async fn investor(t: &TestApp) -> (String, String) {
+pub(crate) async fn investor(t: &TestApp) -> (String, String) {
     let a = create_account(t).await;
     let p = create_party(t).await;
     let r = link(t, &a, "IndivACParty", &p, "1").await;
