@@ -62,3 +62,26 @@ both!(integral_json_numbers_are_integers, |t: TestApp| async move {
         assert_eq!(r.code(), "106", "{units}: {:?}", r.json);
     }
 });
+
+both!(kyc_statuses_sit_inside_kyc, |t: TestApp| async move {
+    let party = create_party(&t).await;
+    for op in ["performKycAml", "performKycAmlBasic"] {
+        let r = t.post(op, &[("partyId", &party)]).await;
+        assert_eq!(r.code(), "101", "{op}: {:?}", r.json);
+        let kyc = &r.json["kyc"];
+        assert_eq!(
+            kyc.as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["response", "kycstatus", "amlstatus"],
+            "{op}"
+        );
+        assert_eq!(
+            (kyc["kycstatus"].as_str(), kyc["amlstatus"].as_str()),
+            (Some("Pending"), Some("Auto Approved")),
+            "{op}"
+        );
+        assert!(
+            r.json.get("kycstatus").is_none() && r.json.get("amlstatus").is_none(),
+            "{op}"
+        );
+    }
+});
