@@ -15,8 +15,9 @@ use crate::store::{Cond, Index, Key, Query, SkRange, Val, Write};
 
 pub const DOCUMENT: IdKind = IdKind::numeric("document", 100_000);
 
-/// The smallest document accepted (part 1, Limits).
-pub const MIN_BYTES: usize = 1024;
+/// The smallest document accepted (part 1, Limits): 1 kB, which is 1,000 bytes (CONTRACT,
+/// "What clients written for the incumbent rely on").
+pub const MIN_BYTES: usize = 1_000;
 
 /// Which files an upload accepts.
 #[derive(Clone, Copy, Debug)]
@@ -494,7 +495,9 @@ mod tests {
         assert!(check_file("userfile0", "a.txt", &ok, &ENTITY_FILES).is_err());
         assert!(check_file("userfile0", "a.exe", &ok, &INVESTOR_FILES).is_err());
         assert!(check_file("userfile0", "pdf", &ok, &INVESTOR_FILES).is_err());
-        let small = upload("userfile0", "a.pdf", 1023);
+        let one_kb = upload("userfile0", "a.pdf", 1000);
+        assert!(check_file("userfile0", "a.pdf", &one_kb, &INVESTOR_FILES).is_ok());
+        let small = upload("userfile0", "a.pdf", 999);
         assert_eq!(
             check_file("userfile0", "a.pdf", &small, &INVESTOR_FILES),
             Err(size_error("userfile0"))
@@ -603,7 +606,7 @@ mod tests {
         )
         .await;
         assert_eq!(indexed_files(&twice, &INVESTOR_FILES).unwrap_err().code(), "106");
-        let small = params(&[("documentTitle", "x")], &[("userfile0", "p.pdf", 1023)]).await;
+        let small = params(&[("documentTitle", "x")], &[("userfile0", "p.pdf", 999)]).await;
         let err = indexed_files(&small, &INVESTOR_FILES).unwrap_err();
         assert_eq!((err.code(), err.desc().starts_with(SIZE_MESSAGE)), ("106", true));
         let names: Vec<String> = (0..=MAX_FILES).map(|i| format!("userfile{i}")).collect();

@@ -16,6 +16,13 @@ async fn json_text(t: &TestApp, op: &str, body: String) -> Resp {
         .await
 }
 
+/// A document of `len` bytes.
+fn document(len: usize) -> Vec<u8> {
+    let mut v = b"%PDF-1.4\n".to_vec();
+    v.resize(len, b'x');
+    v
+}
+
 both!(
     create_account_answers_the_one_record_in_an_array,
     |t: TestApp| async move {
@@ -84,4 +91,25 @@ both!(kyc_statuses_sit_inside_kyc, |t: TestApp| async move {
             "{op}"
         );
     }
+});
+
+/// uploadAccountDocument of one file, `id.pdf`.
+async fn upload(t: &TestApp, account: &str, bytes: &[u8]) -> Resp {
+    t.multipart(
+        "uploadAccountDocument",
+        &[("accountId", account), ("documentTitle", "documentTitle0=ID")],
+        &[("userfile0", "id.pdf", bytes)],
+    )
+    .await
+}
+
+both!(one_kb_is_1000_bytes, |t: TestApp| async move {
+    let id = create_account(&t).await;
+    let r = upload(&t, &id, &document(1000)).await;
+    assert_eq!(r.code(), "101", "{:?}", r.json);
+    let r = upload(&t, &id, &document(999)).await;
+    assert_eq!(
+        (r.code(), r.json["Error(s)"].as_str()),
+        ("106", Some("Document File Size Must Be Greater Than 1 kb"))
+    );
 });
