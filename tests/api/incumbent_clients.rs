@@ -113,3 +113,29 @@ both!(one_kb_is_1000_bytes, |t: TestApp| async move {
         ("106", Some("Document File Size Must Be Greater Than 1 kb"))
     );
 });
+
+both!(
+    quoted_titles_and_file_names_lose_their_quotes,
+    |t: TestApp| async move {
+        let id = create_account(&t).await;
+        let deck = document(2000);
+        let r = t
+            .multipart(
+                "uploadAccountDocument",
+                &[
+                    ("accountId", &id),
+                    ("documentTitle", r#"documentTitle0="Pitch deck""#),
+                    ("file_name", r#"filename0="deck.pdf""#),
+                ],
+                &[("userfile0", "deck.pdf", &deck)],
+            )
+            .await;
+        assert_eq!(r.code(), "101", "{:?}", r.json);
+        let r = t.post("getAccountDocument", &[("accountId", &id)]).await;
+        let doc = &r.json["accountDocumentDetails"][0];
+        assert_eq!(
+            (doc["documentTitle"].as_str(), doc["documentFileName"].as_str()),
+            (Some("Pitch deck"), Some("deck.pdf"))
+        );
+    }
+);
