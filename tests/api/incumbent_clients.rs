@@ -1,12 +1,12 @@
 //! What clients written for the incumbent send and read (CONTRACT, "What clients written for
 //! the incumbent rely on"): each case sends exactly what such a client sends.
 
-use api_tests::{both, Resp, TestApp};
+use api_tests::{both, Listener, Resp, TestApp};
 use bytes::Bytes;
 use http::Method;
 
 use crate::fixtures::*;
-use crate::trades::{investor, offering};
+use crate::trades::{investor, offering, set_status};
 
 /// A JSON body as a client writes it, byte for byte (`2e0` stays `2e0`).
 async fn json_text(t: &TestApp, op: &str, body: String) -> Resp {
@@ -137,5 +137,39 @@ both!(
             (doc["documentTitle"].as_str(), doc["documentFileName"].as_str()),
             (Some("Pitch deck"), Some("deck.pdf"))
         );
+    }
+);
+
+both!(
+    a_status_in_another_spelling_is_stored_as_sent,
+    |t: TestApp| async move {
+        let o = offering(&t, "100").await;
+        let (a, _) = investor(&t).await;
+        let r = t
+            .post(
+                "createTrade",
+                &[
+                    ("accountId", a.as_str()),
+                    ("offeringId", o.as_str()),
+                    ("transactionType", "ACH"),
+                    ("transactionUnits", "3"),
+                ],
+            )
+            .await;
+        let id = r.inserted("purchaseDetails")["tradeId"].as_str().unwrap().to_owned();
+        let mut hook = Listener::start(200).await;
+        t.register_webhook("updateTradeStatus", &[&hook.url]).await;
+        for s in ["FUNDED", "SETTLED", "UNWIND PENDING"] {
+            assert_eq!(set_status(&t, &a, &id, s).await.code(), "101", "to {s}");
+            assert!(hook.next(5).await.is_some(), "to {s}: webhook");
+        }
+        let r = set_status(&t, &a, &id, "UNWIND_PENDING").await;
+        assert_eq!(r.code(), "101", "{:?}", r.json);
+        assert_eq!(r.json["tradeDetails"][0]["orderStatus"], "UNWIND_PENDING");
+        let r = t
+            .post("getTrade", &[("accountId", a.as_str()), ("tradeId", id.as_str())])
+            .await;
+        assert_eq!(r.json["partyDetails"][0]["orderStatus"], "UNWIND_PENDING");
+        assert!(hook.next(2).await.is_none(), "the status did not change: no webhook");
     }
 );
