@@ -15,8 +15,9 @@ use crate::store::{Cond, Index, Key, Query, SkRange, Val, Write};
 
 pub const DOCUMENT: IdKind = IdKind::numeric("document", 100_000);
 
-/// The smallest document accepted (part 1, Limits).
-pub const MIN_BYTES: usize = 1024;
+/// The smallest document accepted (part 1, Limits): 1 kB, which is 1,000 bytes (CONTRACT,
+/// "What clients written for the incumbent rely on").
+pub const MIN_BYTES: usize = 1_000;
 
 /// Which files an upload accepts.
 #[derive(Clone, Copy, Debug)]
@@ -81,7 +82,9 @@ fn indexed_part<'a>(part: &'a str, prefix: &str) -> Option<(usize, &'a str)> {
 
 /// `documentTitle0=a&documentTitle1=b` (or `filename0=...`) by index. A value without any
 /// indexed prefix is the title of file 0 (one file, prefix optional). A segment that is
-/// not `<prefix><n>=` belongs to the value before it (a title may contain `&`).
+/// not `<prefix><n>=` belongs to the value before it (a title may contain `&`). A value
+/// wrapped in double quotes (`filename0="deck.pdf"`) is taken without them (CONTRACT,
+/// "What clients written for the incumbent rely on").
 fn indexed(value: Option<&str>, prefix: &str) -> Vec<(usize, String)> {
     let Some(value) = value.filter(|v| !v.is_empty()) else {
         return Vec::new();
@@ -95,10 +98,21 @@ fn indexed(value: Option<&str>, prefix: &str) -> Vec<(usize, String)> {
                 last.push_str(segment);
             }
             // Text before the first indexed segment: not an indexed value at all.
-            (None, None) => return vec![(0, value.to_owned())],
+            (None, None) => {
+                parts = vec![(0, value.to_owned())];
+                break;
+            }
         }
     }
-    parts
+    parts.into_iter().map(|(n, v)| (n, unquoted(v))).collect()
+}
+
+/// `v` without the double quotes that wrap it, if they do.
+fn unquoted(v: String) -> String {
+    match v.strip_prefix('"').and_then(|inner| inner.strip_suffix('"')) {
+        Some(inner) => inner.to_owned(),
+        None => v,
+    }
 }
 
 /// `106` for a file under the minimum size: `statusDesc` and `Error(s)` carry the
@@ -484,6 +498,18 @@ mod tests {
             vec![(0, "documentTitle+1=x".to_owned())]
         );
         assert!(indexed(None, "filename").is_empty());
+        assert_eq!(
+            indexed(Some(r#"filename0="deck.pdf"&filename1="a & b.pdf""#), "filename"),
+            vec![(0, "deck.pdf".to_owned()), (1, "a & b.pdf".to_owned())]
+        );
+        assert_eq!(
+            indexed(Some(r#""Passport""#), "documentTitle"),
+            vec![(0, "Passport".to_owned())]
+        );
+        assert_eq!(
+            indexed(Some(r#"filename0=""#), "filename"),
+            vec![(0, r#"""#.to_owned())]
+        );
     }
 
     #[test]
@@ -494,7 +520,9 @@ mod tests {
         assert!(check_file("userfile0", "a.txt", &ok, &ENTITY_FILES).is_err());
         assert!(check_file("userfile0", "a.exe", &ok, &INVESTOR_FILES).is_err());
         assert!(check_file("userfile0", "pdf", &ok, &INVESTOR_FILES).is_err());
-        let small = upload("userfile0", "a.pdf", 1023);
+        let one_kb = upload("userfile0", "a.pdf", 1000);
+        assert!(check_file("userfile0", "a.pdf", &one_kb, &INVESTOR_FILES).is_ok());
+        let small = upload("userfile0", "a.pdf", 999);
         assert_eq!(
             check_file("userfile0", "a.pdf", &small, &INVESTOR_FILES),
             Err(size_error("userfile0"))
@@ -603,7 +631,7 @@ mod tests {
         )
         .await;
         assert_eq!(indexed_files(&twice, &INVESTOR_FILES).unwrap_err().code(), "106");
-        let small = params(&[("documentTitle", "x")], &[("userfile0", "p.pdf", 1023)]).await;
+        let small = params(&[("documentTitle", "x")], &[("userfile0", "p.pdf", 999)]).await;
         let err = indexed_files(&small, &INVESTOR_FILES).unwrap_err();
         assert_eq!((err.code(), err.desc().starts_with(SIZE_MESSAGE)), ("106", true));
         let names: Vec<String> = (0..=MAX_FILES).map(|i| format!("userfile{i}")).collect();

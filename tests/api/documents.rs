@@ -203,7 +203,7 @@ both!(account_document_errors_write_nothing, |t: TestApp| async move {
     let other = t.new_client(json!({"scopes": ["*"]})).await;
     let theirs = create_account_as(&t, &other, &[]).await;
     let ok = file(1500, 3);
-    let small = file(1023, 3);
+    let small = file(999, 3);
     let title = ("documentTitle", "documentTitle0=ID");
     let cases: Vec<Case> = vec![
         (vec![title], vec![("userfile0", "a.pdf", &ok)], "106"),
@@ -641,7 +641,7 @@ both!(requested_uploads, |t: TestApp| async move {
     let ok: &[u8] = &a;
     let file0 = [("userfile0", "a.pdf", ok)];
     let two = [("userfile0", "a.pdf", ok), ("userfile1", "b.pdf", ok)];
-    let short = [("userfile0", "a.pdf", &ok[..1000])];
+    let short = [("userfile0", "a.pdf", &ok[..999])];
     let cases: Vec<SliceCase> = vec![
         (vec![("requestId", &req), ("documentTitle", "x")], &file0, "106"),
         (vec![("investorId", &party), ("documentTitle", "x")], &file0, "106"),
@@ -921,7 +921,7 @@ both!(verification_document_errors_write_nothing, |t: TestApp| async move {
     let other = t.new_client(json!({"scopes": ["*"]})).await;
     let theirs = create_account_as(&t, &other, &[]).await;
     let ok = file(2000, 16);
-    let small = file(1023, 16);
+    let small = file(999, 16);
     let title = ("documentTitle", "Tax return");
     let cases: Vec<Case> = vec![
         (vec![title], vec![("userfile", "a.pdf", &ok)], "106"),

@@ -71,7 +71,7 @@ pub async fn create_entity(t: &TestApp) -> String {
 pub async fn create_account_as(t: &TestApp, c: &Creds, extra: &[(&str, &str)]) -> String {
     let r = t.form_as(c, Method::PUT, "createAccount", &with(ACCOUNT, extra)).await;
     assert_eq!(r.code(), "101", "{:?}", r.json);
-    r.inserted("accountDetails")["accountId"].as_str().unwrap().to_owned()
+    r.json["accountDetails"][0]["accountId"].as_str().unwrap().to_owned()
 }
 
 pub async fn create_account(t: &TestApp) -> String {

@@ -73,11 +73,17 @@ both!(perform_kyc_aml_gives_questions_and_fires, |t: TestApp| async move {
     let id = party_named(&t, "Lee", &[]).await;
     let r = t.post("performKycAml", &[("partyId", &id)]).await;
     assert_eq!((r.status, r.code()), (200, "101"), "{:?}", r.json);
+    let kyc = &r.json["kyc"];
     assert_eq!(
-        (r.json["kycstatus"].as_str(), r.json["amlstatus"].as_str()),
+        kyc.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["response", "kycstatus", "amlstatus"]
+    );
+    assert_eq!(
+        (kyc["kycstatus"].as_str(), kyc["amlstatus"].as_str()),
         (Some("Pending"), Some("Auto Approved"))
     );
-    let resp = &r.json["kyc"]["response"];
+    assert_eq!(r.json.get("kycstatus"), None, "inside kyc only");
+    let resp = &kyc["response"];
     assert_eq!(resp["results"]["key"], "result.match");
     assert_eq!(resp["qualifiers"]["qualifier"][0]["message"], "SSN Not Provided");
     let qs = resp["questions"]["question"].as_array().unwrap();
@@ -277,7 +283,7 @@ both!(watch_list_match_is_disapproved_with_101, |t: TestApp| async move {
     let r = t.post("performKycAml", &[("partyId", &id)]).await;
     assert_eq!(r.code(), "101");
     assert_eq!(
-        (r.json["kycstatus"].as_str(), r.json["amlstatus"].as_str()),
+        (r.json["kyc"]["kycstatus"].as_str(), r.json["kyc"]["amlstatus"].as_str()),
         (Some("Disapproved"), Some("Disapproved"))
     );
     assert!(r.json["kyc"]["response"].get("questions").is_none());
@@ -292,7 +298,7 @@ both!(basic_check_and_entities, |t: TestApp| async move {
     let id = party_named(&t, "Lee", &[("socialSecurityNumber", "123456789")]).await;
     let r = t.post("performKycAmlBasic", &[("partyId", &id)]).await;
     assert_eq!(r.code(), "101", "{:?}", r.json);
-    assert_eq!(r.json["kycstatus"], "Auto Approved");
+    assert_eq!(r.json["kyc"]["kycstatus"], "Auto Approved");
     assert!(r.json["kyc"]["response"]["id-number"].is_string());
     assert!(r.json["kyc"]["response"].get("questions").is_none());
     assert_eq!(

@@ -6,6 +6,7 @@ mod clients;
 mod costs;
 mod documents;
 mod fixtures;
+mod incumbent_clients;
 mod kyc;
 mod kyc_review;
 mod links;

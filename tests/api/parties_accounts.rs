@@ -200,7 +200,9 @@ both!(
             )
             .await;
         assert_eq!(r.code(), "101", "{:?}", r.json);
-        let rec = r.inserted("accountDetails");
+        let records = r.json["accountDetails"].as_array().unwrap();
+        assert_eq!(records.len(), 1, "{records:?}");
+        let rec = &records[0];
         assert_eq!(
             rec.as_object().unwrap().keys().collect::<Vec<_>>(),
             [

@@ -532,7 +532,7 @@ both!(trade_document_errors_write_nothing, |t: TestApp| async move {
         trade_as(&t, &other, &a, &o).await
     };
     let ok = file(1500, 3);
-    let small = file(1023, 3);
+    let small = file(999, 3);
     let title = ("documentTitle", "documentTitle0=Receipt");
     type Case<'a> = (Vec<(&'a str, &'a str)>, Vec<(&'a str, &'a str, &'a [u8])>, &'a str);
     let cases: Vec<Case> = vec![

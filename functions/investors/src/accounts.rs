@@ -12,8 +12,8 @@ use shared::model::ids::no_account;
 use shared::model::{validate, Account};
 use shared::records::{self, Record};
 use shared::webhooks::{value_text, view_event, Event};
-use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
+use shared::{ApiError, Ctx, Params, Plan, Reply};
 
 /// createAccount's parameters: (stored field, accepted names). The first name is the one
 /// `106` reports; the others are aliases existing clients send (OBSERVED.md, CONTRACT.md).
@@ -119,7 +119,9 @@ fn row_from_params(p: &Params) -> Result<Account, ApiError> {
     })
 }
 
-/// `PUT /v3/createAccount`.
+/// `PUT /v3/createAccount`: answers `accountDetails` as an array of the one new record, as the
+/// incumbent does (CONTRACT, "What clients written for the incumbent rely on"), not part 1's
+/// insert array.
 pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, FIELD_PERMISSIONS)?;
     let mut a = row_from_params(&p)?;
@@ -131,7 +133,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let writes = records::insert(ctx.client_id(), &a)?;
     ctx.transact(async move |_, _| Ok(Plan::new(writes.clone(), ()).event(event.clone())))
         .await?;
-    Ok(Reply::ok().with("accountDetails", insert_array(a.created_view())))
+    Ok(Reply::ok().with("accountDetails", [a.created_view()]))
 }
 
 const LIST: ListSpec = ListSpec {

@@ -5,8 +5,8 @@
 
 use serde_json::{json, Value};
 use shared::model::kyc::{
-    AmlDetails, CheckEvent, CheckOutcome, CheckResponse, CheckType, KycPassed, KycRecord, KycRequest, PartyStatus,
-    ProviderResponse, RequestRef, Session, ANSWER_WINDOW_SECS, REPORT, REQUEST,
+    AmlDetails, CheckEvent, CheckOutcome, CheckResponse, CheckStatuses, CheckType, KycOutcome, KycPassed, KycRecord,
+    KycRequest, PartyStatus, RequestRef, Session, ANSWER_WINDOW_SECS, REPORT, REQUEST,
 };
 use shared::model::{Entity, Party};
 use shared::providers::kyc::{KycProvider, SandboxKyc, Subject, Verdict};
@@ -187,14 +187,22 @@ async fn perform_kyc(ctx: Ctx, p: Params, method: &'static str, questions: bool)
     } else {
         AUTO_APPROVED
     };
-    let entity = target.is_entity();
-    let outcome = CheckOutcome {
-        aml_score: entity.then(|| report.aml.score_value()),
-        kyc: (!entity).then(|| ProviderResponse {
-            response: report.response(),
-        }),
+    let statuses = CheckStatuses {
         kycstatus: kyc_status,
         amlstatus: aml_status,
+    };
+    let outcome = if target.is_entity() {
+        CheckOutcome::Entity {
+            aml_score: report.aml.score_value(),
+            statuses,
+        }
+    } else {
+        CheckOutcome::Individual {
+            kyc: KycOutcome {
+                response: report.response(),
+                statuses,
+            },
+        }
     };
     let body = match serde_json::to_value(&outcome) {
         Ok(Value::Object(body)) => body,
@@ -248,7 +256,7 @@ async fn perform_kyc(ctx: Ctx, p: Params, method: &'static str, questions: bool)
 }
 
 /// `POST /v3/performKycAml` (billed): an individual gets `kyc.response` with five questions,
-/// `kycstatus` `Pending` until updateKycAml passes; an entity gets `AML SCORE` instead.
+/// `kyc.kycstatus` `Pending` until updateKycAml passes; an entity gets `AML SCORE` instead.
 pub async fn perform_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     perform_kyc(ctx, p, "performKycAml", true).await
 }

@@ -64,7 +64,7 @@ fn status_names() -> String {
 /// (applied with the move). The status is read loosely (`UNWIND_PENDING`, any casing) and
 /// stored as sent. Moves only along the state table (`190` otherwise); an unknown status
 /// is `106`. The current status again answers `101` and sends no webhook (optional fields
-/// sent are still stored). Leaving `CREATED` for `CANCELED` or `Rejected` needs no pending
+/// sent are still stored, and so is another spelling of it). Leaving `CREATED` for `CANCELED` or `Rejected` needs no pending
 /// ACH fund move (`150`). Answers `tradeDetails` = `[trade record]` with the new
 /// `orderStatus`; fires `updateTradeStatus` (part 1's payload) when the status changed. A
 /// move to `CANCELED` or `Rejected` voids the trade's subscription documents still out in
@@ -94,12 +94,12 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             }
             let mut after = stored.rec.clone();
             let fields_changed = fields.apply(&mut after);
-            if !moving && !fields_changed {
+            // The same status in another spelling is stored as sent (CONTRACT, "Verbatim
+            // values"), without a webhook: the status did not change.
+            if !moving && !fields_changed && after.status == sent {
                 return Ok(Plan::answer((after, Voids::default())));
             }
-            if moving {
-                after.status.clone_from(&sent);
-            }
+            after.status.clone_from(&sent);
             let now = ctx.now();
             after.stamps.updated.clone_from(&now);
             after.stamps.updated_ip = ctx.ip.to_string();

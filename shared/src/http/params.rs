@@ -197,9 +197,22 @@ impl Params {
         }
     }
 
+    /// Like [`Params::opt`] for a parameter that must be an integer: a JSON number with an
+    /// integral value (`2.0`, `2e0`) is its digits (CONTRACT, "Integral numbers"), so it
+    /// parses where the integer `2` does; `2.5` stays `2.5`.
+    pub fn integer_text(&self, name: &str) -> Result<Option<String>, ApiError> {
+        if let Some(Value::Number(n)) = self.map.get(name) {
+            let integral = |f: &f64| n.is_f64() && f.fract() == 0.0 && f.abs() < i64::MAX as f64;
+            if let Some(f) = n.as_f64().filter(integral) {
+                return Ok(Some((f as i64).to_string()));
+            }
+        }
+        self.opt(&[name])
+    }
+
     /// An optional integer: blank counts as absent, anything else not an integer is `106`.
     pub fn int(&self, name: &str) -> Result<Option<i64>, ApiError> {
-        match self.opt(&[name])? {
+        match self.integer_text(name)? {
             None => Ok(None),
             Some(v) if v.trim().is_empty() => Ok(None),
             Some(v) => v

@@ -157,12 +157,16 @@ impl Units {
             .map_err(|_| ApiError::invalid(name, "must be a whole number of units"))
     }
 
-    /// The required parameter `name`; a JSON boolean is no count (`true` is not one unit).
+    /// The required parameter `name`; a JSON boolean is no count (`true` is not one unit), a
+    /// JSON number with an integral value is (`2.0` is two units).
     pub fn param(p: &Params, name: &str) -> Result<Units, ApiError> {
         if let Some(serde_json::Value::Bool(_)) = p.value(name) {
             return Err(ApiError::invalid(name, "must be a whole number of units"));
         }
-        Units::parse(name, &p.req(&[name])?)
+        match p.integer_text(name)? {
+            Some(v) if !v.trim().is_empty() => Units::parse(name, &v),
+            _ => Err(ApiError::missing(name)),
+        }
     }
 
     pub fn get(self) -> i64 {

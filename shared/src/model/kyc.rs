@@ -151,22 +151,35 @@ pub struct BillingEntry {
 
 crate::records::record!(BillingEntry, "BILLING", id);
 
-/// performKycAml's and performKycAmlBasic's answer, also stored as the check's response: an
-/// entity's `AML SCORE` or an individual's `kyc.response`, then the statuses.
+/// performKycAml's and performKycAmlBasic's answer, also stored as the check's response.
 #[derive(Serialize)]
-pub struct CheckOutcome<'a> {
-    #[serde(rename = "AML SCORE", skip_serializing_if = "Option::is_none")]
-    pub aml_score: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kyc: Option<ProviderResponse>,
-    pub kycstatus: &'a str,
-    pub amlstatus: &'a str,
+#[serde(untagged)]
+pub enum CheckOutcome<'a> {
+    /// An individual: `kyc` holds the provider's raw result under `response`, then the
+    /// statuses (part 2; CONTRACT, "What clients written for the incumbent rely on").
+    Individual { kyc: KycOutcome<'a> },
+    /// An entity: its `AML SCORE` (`{"OFAC": score}` or `0`), then the statuses.
+    Entity {
+        #[serde(rename = "AML SCORE")]
+        aml_score: Value,
+        #[serde(flatten)]
+        statuses: CheckStatuses<'a>,
+    },
 }
 
-/// A provider's raw result under `response`.
+/// An individual's `kyc`.
 #[derive(Serialize)]
-pub struct ProviderResponse {
+pub struct KycOutcome<'a> {
     pub response: Value,
+    #[serde(flatten)]
+    pub statuses: CheckStatuses<'a>,
+}
+
+/// The statuses a check decides.
+#[derive(Serialize)]
+pub struct CheckStatuses<'a> {
+    pub kycstatus: &'a str,
+    pub amlstatus: &'a str,
 }
 
 /// The performKycAml and performKycAmlBasic webhook.
