@@ -134,6 +134,11 @@ async fn serve(
     // drops this future, never the work (part 1). The answer carries its webhooks, which go
     // out when it is dropped, written or not.
     let (parts, body) = req.into_parts();
+    if shared::http::is_health(&parts.method, parts.uri.path()) {
+        // A health check changes nothing: there is no work for a disconnect to cut short.
+        let handled = run(&app, parts, body, peer, deadline).await;
+        return Ok(with_webhooks(handled, Some(app)).map(Either::Left));
+    }
     let (answer, answered) = tokio::sync::oneshot::channel();
     let worker = app.clone();
     tokio::spawn(async move {

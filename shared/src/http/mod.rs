@@ -69,6 +69,12 @@ fn outside_a_route(err: &ApiError) -> Response<Bytes> {
     json_response(status, body, &request_id)
 }
 
+/// `GET /v3/ping` and `GET /v3/status`: answered from the credentials alone, they change
+/// nothing.
+pub fn is_health(method: &Method, path: &str) -> bool {
+    method == Method::GET && (path == "/v3/ping" || path == "/v3/status")
+}
+
 /// A request as the adapters hand it over.
 pub struct RawRequest {
     pub method: Method,
@@ -151,7 +157,7 @@ impl App {
         request_id: &str,
         committed: Arc<Mutex<Vec<Envelope>>>,
     ) -> (Style, Result<Reply, ApiError>) {
-        if req.method == Method::GET && (path == "/v3/ping" || path == "/v3/status") {
+        if is_health(&req.method, path) {
             // The allow-list applies here too: a blocked address learns nothing, not even
             // whether a key is valid.
             let result = match self.authenticate(&req, None).await {
