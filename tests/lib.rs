@@ -6,6 +6,8 @@
 //! function API Gateway would send it to; so a port a function's code needs but its
 //! `main.rs` does not provide fails here.
 
+pub mod params;
+
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

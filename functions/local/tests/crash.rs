@@ -14,7 +14,8 @@ use api_tests::Listener;
 use serde_json::Value;
 
 mod common;
-use common::{find, start, Api, KEY, PARTY};
+use api_tests::params::{with, ACCOUNT, ISSUER, OFFERING, PARTY};
+use common::{find, start, Api, KEY};
 
 const WRITERS: usize = 8;
 const ROUNDS: usize = 5;
@@ -155,38 +156,10 @@ async fn a_request_runs_to_its_end_when_the_client_disconnects() {
     let create = async |op: &str, form: &[(&str, &str)], id: &str| {
         find(&api.call(reqwest::Method::PUT, op, form).await, id).unwrap()
     };
-    let issuer = [
-        ("issuerName", "Acme"),
-        ("firstName", "Ada"),
-        ("lastName", "Stone"),
-        ("email", "ada@acme.example"),
-    ];
-    let issuer = create("createIssuer", &issuer, "issuerId").await;
-    let offering = [
-        ("issuerId", issuer.as_str()),
-        ("issueName", "Acme Series A"),
-        ("issueType", "Equity"),
-        ("targetAmount", "50000"),
-        ("minAmount", "1000"),
-        ("maxAmount", "100000"),
-        ("unitPrice", "10"),
-        ("startDate", "01-01-2026"),
-        ("endDate", "12-31-2026"),
-        ("offeringText", "Shares of Acme"),
-        ("stampingText", "CONFIDENTIAL"),
-    ];
+    let issuer = create("createIssuer", ISSUER, "issuerId").await;
+    let offering = with(OFFERING, &[("issuerId", issuer.as_str())]);
     let offering = create("createOffering", &offering, "offeringId").await;
-    let account = [
-        ("accountRegistration", "Ann Lee"),
-        ("type", "Individual"),
-        ("domesticYN", "domestic_account"),
-        ("streetAddress1", "1 Main St"),
-        ("city", "Austin"),
-        ("state", "TX"),
-        ("zip", "78701"),
-        ("country", "USA"),
-    ];
-    let account = create("createAccount", &account, "accountId").await;
+    let account = create("createAccount", ACCOUNT, "accountId").await;
     let party = create("createParty", PARTY, "partyId").await;
     let link = [
         ("firstEntryType", "Account"),

@@ -7,7 +7,8 @@ use api_tests::Listener;
 use serde_json::{json, Value};
 
 mod common;
-use common::{find, start, Api, KEY, PARTY};
+use api_tests::params::PARTY;
+use common::{find, start, Api, KEY};
 
 /// Sends raw bytes on a new connection and reads until the server answers and closes, or
 /// 10 s pass: the text received.

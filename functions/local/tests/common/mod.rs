@@ -127,16 +127,3 @@ pub fn find(v: &Value, key: &str) -> Option<String> {
         _ => None,
     }
 }
-
-/// createParty's required parameters.
-pub const PARTY: &[(&str, &str)] = &[
-    ("firstName", "Ann"),
-    ("lastName", "Lee"),
-    ("dob", "01-02-1980"),
-    ("primCountry", "USA"),
-    ("primAddress1", "1 Main St"),
-    ("primCity", "Austin"),
-    ("primState", "TX"),
-    ("primZip", "78701"),
-    ("emailAddress", "ann@example.com"),
-];
