@@ -125,7 +125,7 @@ impl Ports {
     /// process's cached copy. `false` when it exists already or changed since (nothing
     /// written).
     pub async fn save_client(&self, rec: &ClientRecord) -> Result<bool, ApiError> {
-        let saved = crate::tx::write_once(self.store.as_ref(), vec![rec.save()]).await?;
+        let saved = crate::store::write_once(self.store.as_ref(), vec![rec.save()]).await?;
         if saved {
             self.clients.invalidate(&rec.id);
         }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::ctx::Ctx;
 use crate::error::ApiError;
-use crate::store::{Store, StoreError, Write};
+use crate::store::{StoreError, Write};
 use crate::webhooks::Event;
 
 /// How many times an operation reads again and re-plans after a concurrent change (another
@@ -103,17 +103,6 @@ impl Ctx {
             }
         }
         Err(ApiError::internal("changed concurrently on every attempt"))
-    }
-}
-
-/// Commits `writes` as one transaction, once: `false` when a condition did not hold (nothing
-/// written). For records outside any client's operations (the operator's client records),
-/// where a failed condition is the caller's answer rather than a reason to re-plan.
-pub async fn write_once(store: &dyn Store, writes: Vec<Write>) -> Result<bool, ApiError> {
-    match store.write(writes).await {
-        Ok(()) => Ok(true),
-        Err(StoreError::ConditionFailed { .. }) => Ok(false),
-        Err(e) => Err(e.into()),
     }
 }
 

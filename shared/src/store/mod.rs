@@ -251,6 +251,17 @@ pub trait Store: Send + Sync {
     fn requests(&self) -> u64;
 }
 
+/// Commits `writes` as one transaction, once: `false` when a condition did not hold (nothing
+/// written). For records outside any client's operations (the operator's client records),
+/// where a failed condition is the caller's answer rather than a reason to re-plan.
+pub async fn write_once(store: &dyn Store, writes: Vec<Write>) -> Result<bool, StoreError> {
+    match store.write(writes).await {
+        Ok(()) => Ok(true),
+        Err(StoreError::ConditionFailed { .. }) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// Evaluates a condition against the stored item (None when absent). Shared by the embedded
 /// adapter and by tests; the DynamoDB adapter renders the same condition as an expression.
 pub fn eval_cond(cond: &Cond, item: Option<&Item>) -> bool {
