@@ -354,6 +354,42 @@ impl TestApp {
         (r.status().as_u16(), r.bytes().await.expect("document body"))
     }
 
+    /// Sends `bytes` with one `PUT` to an upload URL, as a client does: the local store's
+    /// through the handler the local API runs, an S3 presigned one over HTTP. The status.
+    pub async fn put_url(&self, url: &str, bytes: Vec<u8>) -> u16 {
+        if let Some(rest) = url.strip_prefix(BLOB_BASE) {
+            let (path, query) = rest.split_once('?').map_or((rest, None), |(p, q)| (p, Some(q)));
+            let blobs = self.app.blobs.as_ref().expect("a blob store");
+            let body = futures_util::stream::once(async move { Ok(Bytes::from(bytes)) });
+            let received = blobs.receive(path, query, Box::pin(body)).await;
+            return received.expect("a local upload URL").status().0;
+        }
+        let r = reqwest::Client::new()
+            .put(url)
+            .body(bytes)
+            .send()
+            .await
+            .expect("upload URL answers");
+        r.status().as_u16()
+    }
+
+    /// A file sent the way large documents are (`POST /v3/documents/uploads`, then one `PUT`
+    /// to the URL it answers): the `uploadId` that stands for it.
+    pub async fn upload_file(&self, file_name: &str, bytes: Vec<u8>) -> String {
+        let body = serde_json::json!({ "fileName": file_name });
+        let r = self
+            .json_as(&self.creds(), Method::POST, "/v3/documents/uploads", &body)
+            .await;
+        assert_eq!((r.status, r.code()), (200, "101"), "{:?}", r.json);
+        let slot = &r.json["uploadDetails"];
+        assert_eq!(
+            self.put_url(slot["uploadUrl"].as_str().expect("uploadUrl"), bytes)
+                .await,
+            200
+        );
+        slot["uploadId"].as_str().expect("uploadId").to_owned()
+    }
+
     /// A `GET` with the bearer header of `creds`.
     pub async fn get_as(&self, creds: &Creds, uri: &str) -> Resp {
         let auth = creds.bearer();

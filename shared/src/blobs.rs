@@ -1,5 +1,6 @@
 //! The blob-store port: document bytes live outside the record store (S3 in AWS, a directory
-//! locally) and are handed to clients as signed URLs that expire.
+//! locally) and are handed to clients as signed URLs that expire. Large documents come in the
+//! same way: a signed URL that takes one `PUT` (S3 presigned, or the local API's own).
 //!
 //! Keys are built by the service (`{client}/{kind}/{owner}/{documentId}/{file}`), never taken
 //! from a request as they are, so one client can never address another's objects.
@@ -9,6 +10,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
+use futures_util::stream::BoxStream;
+use futures_util::StreamExt;
 
 /// How long a document URL stays valid.
 pub const URL_TTL: Duration = Duration::from_secs(15 * 60);
@@ -20,18 +23,66 @@ pub const LOCAL_PREFIX: &str = "/blobs/";
 #[error("blob store: {0}")]
 pub struct BlobError(pub String);
 
+/// The largest object the local store takes through an upload URL (S3 takes up to 5 GB in
+/// one `PUT`); what an operation accepts is checked when the object is used.
+pub const LOCAL_PUT_MAX_BYTES: u64 = 100 << 20;
+
+/// A request body arriving in chunks.
+pub type Chunks = BoxStream<'static, Result<Bytes, BlobError>>;
+
+/// What a bounded read found.
+#[derive(Debug, PartialEq)]
+pub enum Fetched {
+    Found(Bytes),
+    Missing,
+    /// Larger than the limit: nothing was read beyond the object's size.
+    TooLarge,
+}
+
 /// Where document bytes are kept.
 #[async_trait]
 pub trait Blobs: Send + Sync {
     async fn put(&self, key: &str, bytes: Bytes, content_type: &str) -> Result<(), BlobError>;
+    /// The object's bytes, unless it is larger than `limit`.
+    async fn get(&self, key: &str, limit: u64) -> Result<Fetched, BlobError>;
     /// Removes an object; a missing one is not an error.
     async fn delete(&self, key: &str) -> Result<(), BlobError>;
     /// A URL that reads the object until `ttl` has passed.
     async fn url(&self, key: &str, ttl: Duration) -> Result<String, BlobError>;
+    /// A URL that stores the object with one HTTP `PUT` until `ttl` has passed.
+    async fn upload_url(&self, key: &str, ttl: Duration) -> Result<String, BlobError>;
     /// Answers a request for a URL this store signed itself (the local directory store); a
     /// store whose URLs point elsewhere (S3) serves nothing.
     async fn serve(&self, _path: &str, _query: Option<&str>) -> Option<Served> {
         None
+    }
+    /// Takes a `PUT` to an upload URL this store signed itself; `None` as for [`Blobs::serve`].
+    async fn receive(&self, _path: &str, _query: Option<&str>, _body: Chunks) -> Option<Received> {
+        None
+    }
+}
+
+/// The answer to a `PUT` on an upload URL.
+#[derive(Debug, PartialEq)]
+pub enum Received {
+    Stored,
+    /// Bad or expired signature (or a read URL used to write): 403, as S3 answers.
+    Forbidden,
+    /// Over [`LOCAL_PUT_MAX_BYTES`]; nothing is kept.
+    TooLarge,
+    /// The body broke off or the disk failed; nothing is kept.
+    Failed,
+}
+
+impl Received {
+    /// The HTTP status and text of the answer.
+    pub fn status(&self) -> (u16, &'static str) {
+        match self {
+            Received::Stored => (200, ""),
+            Received::Forbidden => (403, "Request has expired or its signature is invalid"),
+            Received::TooLarge => (413, "Your proposed upload exceeds the maximum allowed size"),
+            Received::Failed => (400, "The upload did not complete"),
+        }
     }
 }
 
@@ -131,7 +182,7 @@ impl DirBlobs {
         Ok(self.dir.join("objects").join(key))
     }
 
-    fn signed_url(&self, key: &str, expires: i64) -> Result<String, BlobError> {
+    fn signed_url(&self, verb: Verb, key: &str, expires: i64) -> Result<String, BlobError> {
         self.path(key)?;
         let encoded: String = key
             .split('/')
@@ -141,16 +192,88 @@ impl DirBlobs {
         Ok(format!(
             "{}{LOCAL_PREFIX}{encoded}?expires={expires}&signature={}",
             self.base_url,
-            self.signature(key, expires)
+            self.signature(verb, key, expires)
         ))
     }
 
-    fn signature(&self, key: &str, expires: i64) -> String {
+    /// A URL's signature covers its method, so a read URL never writes and the reverse.
+    fn signature(&self, verb: Verb, key: &str, expires: i64) -> String {
         let mut h = blake3::Hasher::new_keyed(&self.secret);
+        h.update(verb.as_bytes());
+        h.update(b"\n");
         h.update(key.as_bytes());
         h.update(b"\n");
         h.update(expires.to_string().as_bytes());
         h.finalize().to_hex().to_string()
+    }
+}
+
+/// The method a local URL is signed for.
+#[derive(Clone, Copy)]
+enum Verb {
+    Get,
+    Put,
+}
+
+impl Verb {
+    fn as_bytes(self) -> &'static [u8] {
+        match self {
+            Verb::Get => b"GET",
+            Verb::Put => b"PUT",
+        }
+    }
+}
+
+impl DirBlobs {
+    /// The key of a local URL whose signature is valid for `verb` and unexpired; `None` for a
+    /// path outside [`LOCAL_PREFIX`], `Some(Err)` for a refused one.
+    fn verified(&self, verb: Verb, path: &str, query: Option<&str>) -> Option<Result<String, ()>> {
+        let encoded = path.strip_prefix(LOCAL_PREFIX)?;
+        let Ok(key) = percent_encoding::percent_decode_str(encoded).decode_utf8() else {
+            return Some(Err(()));
+        };
+        let pairs = crate::http::params::decode_form(query.unwrap_or("").as_bytes()).unwrap_or_default();
+        let find = |name: &str| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+        let expires = find("expires").and_then(|e| e.parse::<i64>().ok());
+        let valid = match (expires, find("signature")) {
+            (Some(exp), Some(sig)) => {
+                let expected = self.signature(verb, &key, exp);
+                exp >= unix_now() && constant_time_eq(expected.as_bytes(), sig.as_bytes())
+            }
+            _ => false,
+        };
+        Some(if valid { Ok(key.into_owned()) } else { Err(()) })
+    }
+
+    /// Writes `body` to `path` through a file beside it, renamed into place once whole.
+    async fn write_streamed(path: PathBuf, mut body: Chunks) -> Received {
+        use tokio::io::AsyncWriteExt;
+        let tmp = path.with_extension(format!("tmp-{}", crate::ids::unique()));
+        let written = async {
+            if let Some(parent) = path.parent() {
+                tokio::fs::create_dir_all(parent).await.map_err(|_| Received::Failed)?;
+            }
+            let mut file = tokio::fs::File::create(&tmp).await.map_err(|_| Received::Failed)?;
+            let mut len = 0u64;
+            while let Some(chunk) = body.next().await {
+                let chunk = chunk.map_err(|_| Received::Failed)?;
+                len += chunk.len() as u64;
+                if len > LOCAL_PUT_MAX_BYTES {
+                    return Err(Received::TooLarge);
+                }
+                file.write_all(&chunk).await.map_err(|_| Received::Failed)?;
+            }
+            file.sync_all().await.map_err(|_| Received::Failed)?;
+            tokio::fs::rename(&tmp, &path).await.map_err(|_| Received::Failed)
+        }
+        .await;
+        match written {
+            Ok(()) => Received::Stored,
+            Err(refused) => {
+                let _ = tokio::fs::remove_file(&tmp).await;
+                refused
+            }
+        }
     }
 }
 
@@ -185,6 +308,25 @@ impl Blobs for DirBlobs {
         .await
     }
 
+    async fn get(&self, key: &str, limit: u64) -> Result<Fetched, BlobError> {
+        let path = self.path(key)?;
+        blocking(move || {
+            let mut file = match std::fs::File::open(&path) {
+                Ok(f) => f,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Fetched::Missing),
+                Err(e) => return Err(e),
+            };
+            let len = file.metadata()?.len();
+            if len > limit {
+                return Ok(Fetched::TooLarge);
+            }
+            let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+            std::io::Read::read_to_end(&mut file, &mut bytes)?;
+            Ok(Fetched::Found(bytes.into()))
+        })
+        .await
+    }
+
     async fn delete(&self, key: &str) -> Result<(), BlobError> {
         let path = self.path(key)?;
         blocking(move || match std::fs::remove_file(&path) {
@@ -195,29 +337,17 @@ impl Blobs for DirBlobs {
     }
 
     async fn url(&self, key: &str, ttl: Duration) -> Result<String, BlobError> {
-        let expires = unix_now() + i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX / 2);
-        self.signed_url(key, expires)
+        self.signed_url(Verb::Get, key, expires_in(ttl))
+    }
+
+    async fn upload_url(&self, key: &str, ttl: Duration) -> Result<String, BlobError> {
+        self.signed_url(Verb::Put, key, expires_in(ttl))
     }
 
     async fn serve(&self, path: &str, query: Option<&str>) -> Option<Served> {
-        let encoded = path.strip_prefix(LOCAL_PREFIX)?;
-        let key = percent_encoding::percent_decode_str(encoded)
-            .decode_utf8()
-            .ok()?
-            .into_owned();
-        let pairs = crate::http::params::decode_form(query.unwrap_or("").as_bytes()).unwrap_or_default();
-        let find = |name: &str| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
-        let expires = find("expires").and_then(|e| e.parse::<i64>().ok());
-        let valid = match (expires, find("signature")) {
-            (Some(exp), Some(sig)) => {
-                let expected = self.signature(&key, exp);
-                exp >= unix_now() && constant_time_eq(expected.as_bytes(), sig.as_bytes())
-            }
-            _ => false,
-        };
-        if !valid {
+        let Ok(key) = self.verified(Verb::Get, path, query)? else {
             return Some(Served::Forbidden);
-        }
+        };
         let Ok(file) = self.path(&key) else {
             return Some(Served::NotFound);
         };
@@ -233,6 +363,20 @@ impl Blobs for DirBlobs {
             _ => Served::NotFound,
         })
     }
+
+    async fn receive(&self, path: &str, query: Option<&str>, body: Chunks) -> Option<Received> {
+        let Ok(key) = self.verified(Verb::Put, path, query)? else {
+            return Some(Received::Forbidden);
+        };
+        let Ok(path) = self.path(&key) else {
+            return Some(Received::Forbidden);
+        };
+        Some(Self::write_streamed(path, body).await)
+    }
+}
+
+fn expires_in(ttl: Duration) -> i64 {
+    unix_now() + i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX / 2)
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
@@ -291,6 +435,24 @@ impl Blobs for S3Blobs {
             .map_err(|e| s3_err(aws_sdk_s3::error::DisplayErrorContext(e)))
     }
 
+    async fn get(&self, key: &str, limit: u64) -> Result<Fetched, BlobError> {
+        let got = self.client.get_object().bucket(&self.bucket).key(key).send().await;
+        let object = match got {
+            Ok(o) => o,
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_no_such_key()) => return Ok(Fetched::Missing),
+            Err(e) => return Err(s3_err(aws_sdk_s3::error::DisplayErrorContext(e))),
+        };
+        // Dropping the body unread closes the connection: an oversized object is never fetched.
+        if object
+            .content_length()
+            .is_none_or(|len| u64::try_from(len).map_or(true, |l| l > limit))
+        {
+            return Ok(Fetched::TooLarge);
+        }
+        let bytes = object.body.collect().await.map_err(s3_err)?.into_bytes();
+        Ok(Fetched::Found(bytes))
+    }
+
     async fn delete(&self, key: &str) -> Result<(), BlobError> {
         self.client
             .delete_object()
@@ -307,6 +469,19 @@ impl Blobs for S3Blobs {
         let req = self
             .client
             .get_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .presigned(presign)
+            .await
+            .map_err(|e| s3_err(aws_sdk_s3::error::DisplayErrorContext(e)))?;
+        Ok(req.uri().to_owned())
+    }
+
+    async fn upload_url(&self, key: &str, ttl: Duration) -> Result<String, BlobError> {
+        let presign = aws_sdk_s3::presigning::PresigningConfig::expires_in(ttl).map_err(s3_err)?;
+        let req = self
+            .client
+            .put_object()
             .bucket(&self.bucket)
             .key(key)
             .presigned(presign)
@@ -371,7 +546,9 @@ mod tests {
         assert_eq!(read(&b, path, Some(&later)).await, Err(403));
         assert_eq!(read(&b, path, None).await, Err(403));
 
-        let expired = b.signed_url("c1/DOC/P1/100000/a b.pdf", unix_now() - 5).unwrap();
+        let expired = b
+            .signed_url(Verb::Get, "c1/DOC/P1/100000/a b.pdf", unix_now() - 5)
+            .unwrap();
         let (path, query) = split(&expired);
         assert_eq!(read(&b, path, Some(query)).await, Err(403));
 
@@ -379,6 +556,59 @@ mod tests {
         b.delete("c1/DOC/P1/100000/a b.pdf").await.unwrap();
         let (path, query) = split(&url);
         assert_eq!(read(&b, path, Some(query)).await, Err(404));
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    fn chunks(parts: Vec<Vec<u8>>) -> Chunks {
+        futures_util::stream::iter(parts.into_iter().map(|p| Ok(Bytes::from(p)))).boxed()
+    }
+
+    #[tokio::test]
+    async fn upload_urls_take_one_put_and_only_a_put() {
+        let (b, dir) = store();
+        let key = "uploads/c1/abc";
+        let put = b.upload_url(key, URL_TTL).await.unwrap();
+        let (path, query) = split(&put);
+        let body = chunks(vec![b"%PDF-".to_vec(), vec![b'x'; 2000]]);
+        assert_eq!(b.receive(path, Some(query), body).await, Some(Received::Stored));
+        assert_eq!(
+            b.get(key, 2005).await.unwrap(),
+            Fetched::Found(Bytes::from([b"%PDF-".to_vec(), vec![b'x'; 2000]].concat()))
+        );
+        assert_eq!(b.get(key, 2004).await.unwrap(), Fetched::TooLarge);
+        assert_eq!(b.get("uploads/c1/none", 10).await.unwrap(), Fetched::Missing);
+        // The write URL does not read, and a read URL does not write.
+        assert_eq!(read(&b, path, Some(query)).await, Err(403));
+        let get = b.url(key, URL_TTL).await.unwrap();
+        let (path, query) = split(&get);
+        let refused = b.receive(path, Some(query), chunks(vec![b"y".to_vec()])).await;
+        assert_eq!(refused, Some(Received::Forbidden));
+        assert!(matches!(b.get(key, u64::MAX).await.unwrap(), Fetched::Found(bytes) if bytes.len() == 2005));
+        let expired = b.signed_url(Verb::Put, key, unix_now() - 5).unwrap();
+        let (path, query) = split(&expired);
+        assert_eq!(
+            b.receive(path, Some(query), chunks(vec![])).await,
+            Some(Received::Forbidden)
+        );
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[tokio::test]
+    async fn an_oversized_or_broken_put_keeps_nothing() {
+        let (b, dir) = store();
+        let put = b.upload_url("uploads/c1/big", URL_TTL).await.unwrap();
+        let (path, query) = split(&put);
+        let mb = vec![0u8; 1 << 20];
+        let parts = vec![mb; usize::try_from(LOCAL_PUT_MAX_BYTES >> 20).unwrap() + 1];
+        let refused = b.receive(path, Some(query), chunks(parts)).await;
+        assert_eq!(refused, Some(Received::TooLarge));
+        assert_eq!(refused.unwrap().status().0, 413);
+        let broken: Chunks =
+            futures_util::stream::iter(vec![Ok(Bytes::from_static(b"abc")), Err(BlobError("reset".into()))]).boxed();
+        assert_eq!(b.receive(path, Some(query), broken).await, Some(Received::Failed));
+        assert_eq!(b.get("uploads/c1/big", u64::MAX).await.unwrap(), Fetched::Missing);
+        let left: Vec<_> = std::fs::read_dir(dir.join("objects/uploads/c1")).unwrap().collect();
+        assert!(left.is_empty(), "no partial file is left behind");
         std::fs::remove_dir_all(dir).ok();
     }
 

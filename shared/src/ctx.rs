@@ -98,3 +98,34 @@ impl Ctx {
         Ok(())
     }
 }
+
+/// A context of client `c1` over an in-memory embedded store and a local blob directory
+/// (served as `http://local.test`), for unit tests.
+#[cfg(test)]
+pub(crate) async fn test_ctx() -> (Ctx, std::path::PathBuf) {
+    use std::sync::Arc;
+    let dir = std::env::temp_dir().join(format!("ips-ctx-{}", crate::ids::unique()));
+    let blobs = crate::blobs::DirBlobs::open(dir.clone(), "http://local.test").unwrap();
+    let store: Arc<dyn crate::store::Store> = Arc::new(crate::store::embedded::EmbeddedStore::in_memory());
+    let app = crate::App::new(
+        store.clone(),
+        Arc::new(crate::queue::embedded::EmbeddedQueue::default()),
+        Arc::new(crate::clock::SystemClock),
+        crate::Environment::Sandbox,
+        crate::Routes::new(),
+    )
+    .with_blobs(Arc::new(blobs));
+    let app = Arc::new(app);
+    app.ensure_dev_client("c1", "k").await.unwrap();
+    let client = crate::auth::load_client(store.as_ref(), "c1").await.unwrap().unwrap();
+    let ctx = Ctx {
+        app: app.ports.clone(),
+        client: Arc::new(client),
+        ip: std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+        request_id: "t".into(),
+        operation: "test".into(),
+        pii: crate::auth::PiiLevel::High,
+        committed: Arc::default(),
+    };
+    (ctx, dir)
+}

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::blobs::{content_type, safe_name, URL_TTL};
+use crate::blobs::{content_type, safe_name, Fetched, URL_TTL};
 use crate::ctx::Ctx;
 use crate::error::ApiError;
 use crate::http::params::{Params, Upload};
@@ -73,11 +73,7 @@ pub const SIZE_MESSAGE: &str = "Document File Size Must Be Greater Than 1 kb";
 /// One `<prefix><n>=<value>` segment of an indexed value.
 fn indexed_part<'a>(part: &'a str, prefix: &str) -> Option<(usize, &'a str)> {
     let (name, v) = part.split_once('=')?;
-    let digits = name.strip_prefix(prefix)?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    Some((digits.parse().ok()?, v))
+    Some((index_of(name, prefix)?, v))
 }
 
 /// `documentTitle0=a&documentTitle1=b` (or `filename0=...`) by index. A value without any
@@ -150,37 +146,64 @@ pub fn check_file(field: &str, file_name: &str, upload: &Upload, rules: &FileRul
         ));
     }
     if upload.bytes.len() > rules.max_bytes {
-        return Err(ApiError::invalid(
-            field,
-            format!("the file is larger than {} bytes ({file_name})", rules.max_bytes),
-        ));
+        return Err(too_large(field, file_name, rules.max_bytes));
     }
     Ok(())
 }
 
-/// The files of an indexed upload (`userfile0`, `userfile1`, ...), each with its title and
-/// file name, checked against `rules`. `documentTitle` is required; `file_name` defaults to
-/// the name the file was sent with. Nothing is stored here.
-pub fn indexed_files(params: &Params, rules: &FileRules) -> Result<Vec<NewFile>, ApiError> {
+/// Where one file of a request comes from: the request itself, or an upload made before it.
+enum Source<'a> {
+    Sent(&'a Upload),
+    Uploaded(String),
+}
+
+impl Source<'_> {
+    /// The file's bytes and name (an upload's is the `fileName` it was made with).
+    async fn resolve(self, ctx: &Ctx, field: &str, rules: &FileRules) -> Result<Upload, ApiError> {
+        match self {
+            Source::Sent(upload) => Ok(upload.clone()),
+            Source::Uploaded(id) => uploaded(ctx, field, &id, rules).await,
+        }
+    }
+}
+
+/// `<prefix><n>` with `n` decimal digits: `n`.
+fn index_of(field: &str, prefix: &str) -> Option<usize> {
+    let digits = field.strip_prefix(prefix)?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// The files of an indexed upload (`userfile0`, `userfile1`, ..., or in their place
+/// `uploadId0`, ... naming uploads made with `POST /v3/documents/uploads`), each with its
+/// title and file name, checked against `rules`. `documentTitle` is required; `file_name`
+/// defaults to the name the file was sent (or its upload made) with. Nothing is stored here.
+pub async fn indexed_files(ctx: &Ctx, params: &Params, rules: &FileRules) -> Result<Vec<NewFile>, ApiError> {
     let titles = indexed(params.opt(&["documentTitle"])?.as_deref(), "documentTitle");
     let names = indexed(params.opt(&["file_name"])?.as_deref(), "filename");
-    let mut files: Vec<(usize, &Upload)> = params
+    let mut files: Vec<(usize, String, Source<'_>)> = params
         .uploads()
         .iter()
-        .filter_map(|u| {
-            let digits = u.field.strip_prefix("userfile")?;
-            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            Some((digits.parse().ok()?, u))
-        })
+        .filter_map(|u| Some((index_of(&u.field, "userfile")?, u.field.clone(), Source::Sent(u))))
         .collect();
-    files.sort_by_key(|(n, _)| *n);
+    for name in params.map().keys() {
+        if let Some(n) = index_of(name, UPLOAD_ID) {
+            if let Some(id) = params.opt(&[name])?.filter(|id| !id.is_empty()) {
+                files.push((n, name.clone(), Source::Uploaded(id)));
+            }
+        }
+    }
+    files.sort_by_key(|(n, ..)| *n);
     if files.is_empty() {
         return Err(ApiError::missing("userfile0"));
     }
     if files.windows(2).any(|w| w[0].0 == w[1].0) {
-        return Err(ApiError::invalid("userfile", "each userfile<n> may be sent once"));
+        return Err(ApiError::invalid(
+            "userfile",
+            "each file index may be sent once, as userfile<n> or uploadId<n>",
+        ));
     }
     if files.len() > MAX_FILES {
         return Err(ApiError::invalid(
@@ -191,46 +214,191 @@ pub fn indexed_files(params: &Params, rules: &FileRules) -> Result<Vec<NewFile>,
     if titles.is_empty() {
         return Err(ApiError::missing("documentTitle"));
     }
-    files
-        .into_iter()
-        .map(|(n, upload)| {
-            let field = format!("userfile{n}");
-            let title = titles
-                .iter()
-                .find(|(i, _)| *i == n)
-                .map(|(_, t)| t.clone())
-                .filter(|t| !t.trim().is_empty())
-                .ok_or_else(|| ApiError::missing(&format!("documentTitle{n}")))?;
-            let file_name = names
-                .iter()
-                .find(|(i, _)| *i == n)
-                .map(|(_, f)| f.clone())
-                .filter(|f| !f.is_empty())
-                .unwrap_or_else(|| upload.file_name.clone());
-            check_file(&field, &file_name, upload, rules)?;
-            Ok(NewFile {
-                title,
-                file_name,
-                upload: upload.clone(),
-            })
-        })
-        .collect()
+    let mut checked = Vec::with_capacity(files.len());
+    for (n, field, source) in files {
+        let title = titles
+            .iter()
+            .find(|(i, _)| *i == n)
+            .map(|(_, t)| t.clone())
+            .filter(|t| !t.trim().is_empty())
+            .ok_or_else(|| ApiError::missing(&format!("documentTitle{n}")))?;
+        let upload = source.resolve(ctx, &field, rules).await?;
+        let file_name = names
+            .iter()
+            .find(|(i, _)| *i == n)
+            .map(|(_, f)| f.clone())
+            .filter(|f| !f.is_empty())
+            .unwrap_or_else(|| upload.file_name.clone());
+        check_file(&field, &file_name, &upload, rules)?;
+        checked.push(NewFile {
+            title,
+            file_name,
+            upload,
+        });
+    }
+    Ok(checked)
 }
 
-/// The single file of a plain upload (`userfile`, `documentTitle` stored verbatim).
-pub fn single_file(params: &Params, field: &str, rules: &FileRules) -> Result<NewFile, ApiError> {
-    let upload = params
-        .uploads()
+/// The single file of a plain upload: `userfile` (the spec's name), `userfile0` (the indexed
+/// form), or an upload's `uploadId` / `uploadId0`; `documentTitle` stored verbatim.
+pub async fn single_file(ctx: &Ctx, params: &Params, rules: &FileRules) -> Result<NewFile, ApiError> {
+    let sent = ["userfile", "userfile0"]
         .iter()
-        .find(|u| u.field == field)
-        .ok_or_else(|| ApiError::missing(field))?;
+        .find_map(|f| params.uploads().iter().find(|u| u.field == *f));
+    let (field, source) = match sent {
+        Some(u) => (u.field.clone(), Source::Sent(u)),
+        None => match params.opt(&[UPLOAD_ID, "uploadId0"])?.filter(|id| !id.is_empty()) {
+            Some(id) => (UPLOAD_ID.to_owned(), Source::Uploaded(id)),
+            None => return Err(ApiError::missing("userfile")),
+        },
+    };
     let title = params.req(&["documentTitle"])?;
-    check_file(field, &upload.file_name, upload, rules)?;
+    let upload = source.resolve(ctx, &field, rules).await?;
+    check_file(&field, &upload.file_name, &upload, rules)?;
     Ok(NewFile {
         title,
         file_name: upload.file_name.clone(),
-        upload: upload.clone(),
+        upload,
     })
+}
+
+/// The parameter naming an upload in place of a file (`uploadId0`, ... when indexed).
+const UPLOAD_ID: &str = "uploadId";
+
+/// How long an upload stays usable once made; its `PUT` URL lasts [`URL_TTL`]. An upload
+/// may be used by several requests until then (the same file for two owners, say).
+pub const UPLOAD_TTL: chrono::Duration = chrono::Duration::hours(24);
+
+/// The largest uploaded file any operation takes (the offering documents' 50 MB); a rule
+/// with a lower maximum applies its own.
+pub const UPLOAD_MAX_BYTES: usize = OFFERING_MAX_BYTES;
+
+/// What `POST /v3/documents/uploads` answers: where to `PUT` the file, and the ID that
+/// stands for it in an upload operation.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UploadSlot {
+    pub upload_id: String,
+    pub upload_url: String,
+    pub method: &'static str,
+    pub file_name: String,
+    /// Until when the URL takes the `PUT`.
+    pub url_expires_date: String,
+    /// Until when the upload can be used.
+    pub expires_date: String,
+    pub max_bytes: usize,
+}
+
+/// The record of an upload, read when it is used.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UploadRecord {
+    file_name: String,
+    created_date: String,
+    /// Unix seconds; also the item's `ttl`, so DynamoDB removes it in time.
+    expires: i64,
+}
+
+fn upload_record_key(client: &str, id: &str) -> Key {
+    Key::new(format!("{client}#UPLOAD#{id}"), "UPLOAD")
+}
+
+/// The object of an upload, under a prefix the bucket's lifecycle rule expires.
+fn upload_object(client: &str, id: &str) -> String {
+    format!("uploads/{client}/{id}")
+}
+
+/// A new upload of a file named `file_name` (its extension is its type, checked when the
+/// upload is used): its record, and a URL that takes the file with one `PUT`.
+pub async fn new_upload(ctx: &Ctx, file_name: &str) -> Result<UploadSlot, ApiError> {
+    let file_name = unquoted(file_name.trim().to_owned());
+    let ext = file_name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    let known = [INVESTOR_FILES, OFFERING_FILES]
+        .iter()
+        .any(|rules| ext.as_deref().is_some_and(|e| rules.extensions.contains(&e)));
+    if !known || file_name.chars().count() > 255 {
+        return Err(ApiError::invalid(
+            "fileName",
+            "a file name of at most 255 characters ending in .pdf, .jpg, .jpeg, .png, .txt, .xls or .docx",
+        ));
+    }
+    let now = ctx.app.clock.now();
+    let expires = now + UPLOAD_TTL;
+    let id = crate::auth::random_secret()[..32].to_owned();
+    let record = UploadRecord {
+        file_name: file_name.clone(),
+        created_date: ctx.now(),
+        expires: expires.timestamp(),
+    };
+    let mut item = upload_record_key(ctx.client_id(), &id).item();
+    let json = serde_json::to_string(&record).map_err(|e| ApiError::internal_from("upload does not serialize", e))?;
+    item.insert("d".into(), Val::S(json));
+    item.insert("ttl".into(), Val::N(expires.timestamp().into()));
+    ctx.store()
+        .write(vec![Write::Put {
+            item,
+            cond: Some(Cond::NotExists),
+        }])
+        .await?;
+    let upload_url = ctx
+        .blobs()?
+        .upload_url(&upload_object(ctx.client_id(), &id), URL_TTL)
+        .await
+        .map_err(|e| ApiError::internal_from("upload URL not signed", e))?;
+    let url_expires = now + chrono::Duration::from_std(URL_TTL).unwrap_or_default();
+    Ok(UploadSlot {
+        upload_id: id,
+        upload_url,
+        method: "PUT",
+        file_name,
+        url_expires_date: crate::clock::timestamp(url_expires),
+        expires_date: crate::clock::timestamp(expires),
+        max_bytes: UPLOAD_MAX_BYTES,
+    })
+}
+
+/// The file of upload `id`, sent as `field`: `106` when no upload of this client by that ID
+/// has its file (unknown, another client's, expired, or not `PUT` yet), or when the file is
+/// larger than `rules` (or [`UPLOAD_MAX_BYTES`]) allow.
+async fn uploaded(ctx: &Ctx, field: &str, id: &str, rules: &FileRules) -> Result<Upload, ApiError> {
+    let unknown = || {
+        ApiError::invalid(
+            field,
+            "no file was received for this upload (unknown, expired or not sent)",
+        )
+    };
+    if id.len() > 64 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Err(unknown());
+    }
+    let Some(item) = ctx.store().get(&upload_record_key(ctx.client_id(), id)).await? else {
+        return Err(unknown());
+    };
+    let d = item.get("d").and_then(Val::as_str).unwrap_or("");
+    let record: UploadRecord =
+        serde_json::from_str(d).map_err(|e| ApiError::internal_from("corrupt upload record", e))?;
+    if record.expires < ctx.app.clock.now().timestamp() {
+        return Err(unknown());
+    }
+    let limit = rules.max_bytes.min(UPLOAD_MAX_BYTES);
+    let fetched = ctx
+        .blobs()?
+        .get(&upload_object(ctx.client_id(), id), limit as u64)
+        .await
+        .map_err(|e| ApiError::internal_from("upload not read", e))?;
+    match fetched {
+        Fetched::Found(bytes) => Ok(Upload {
+            field: field.to_owned(),
+            content_type: content_type(&record.file_name).to_owned(),
+            file_name: record.file_name,
+            bytes,
+        }),
+        Fetched::Missing => Err(unknown()),
+        Fetched::TooLarge => Err(too_large(field, &record.file_name, limit)),
+    }
+}
+
+fn too_large(field: &str, file_name: &str, max: usize) -> ApiError {
+    ApiError::invalid(field, format!("the file is larger than {max} bytes ({file_name})"))
 }
 
 /// Whose document it is: a kind (`ACCOUNT`, `PARTY`, `ENTITY`, `AI`, `TRADE`, ...) and an ID.
@@ -584,6 +752,7 @@ mod tests {
 
     #[tokio::test]
     async fn indexed_uploads() {
+        let (ctx, dir) = crate::ctx::test_ctx().await;
         let p = params(
             &[
                 ("documentTitle", "documentTitle0=ID&documentTitle1=Bank & Trust"),
@@ -592,7 +761,7 @@ mod tests {
             &[("userfile1", "b.png", 2000), ("userfile0", "id.jpg", 1024)],
         )
         .await;
-        let files = indexed_files(&p, &INVESTOR_FILES).unwrap();
+        let files = indexed_files(&ctx, &p, &INVESTOR_FILES).await.unwrap();
         let got: Vec<_> = files
             .iter()
             .map(|f| (f.title.as_str(), f.file_name.as_str(), f.upload.bytes.len()))
@@ -600,7 +769,10 @@ mod tests {
         assert_eq!(got, vec![("ID", "id.jpg", 1024), ("Bank & Trust", "bank.pdf", 2000)]);
 
         let one = params(&[("documentTitle", "Passport")], &[("userfile0", "p.pdf", 1024)]).await;
-        assert_eq!(indexed_files(&one, &INVESTOR_FILES).unwrap()[0].title, "Passport");
+        assert_eq!(
+            indexed_files(&ctx, &one, &INVESTOR_FILES).await.unwrap()[0].title,
+            "Passport"
+        );
 
         let untitled = params(
             &[("documentTitle", "Passport")],
@@ -608,7 +780,7 @@ mod tests {
         )
         .await;
         assert_eq!(
-            indexed_files(&untitled, &INVESTOR_FILES).unwrap_err(),
+            indexed_files(&ctx, &untitled, &INVESTOR_FILES).await.unwrap_err(),
             ApiError::missing("documentTitle1")
         );
         let blank = params(
@@ -617,12 +789,12 @@ mod tests {
         )
         .await;
         assert_eq!(
-            indexed_files(&blank, &INVESTOR_FILES).unwrap_err(),
+            indexed_files(&ctx, &blank, &INVESTOR_FILES).await.unwrap_err(),
             ApiError::missing("documentTitle0")
         );
         let none = params(&[("documentTitle", "x")], &[("userfile", "p.pdf", 1024)]).await;
         assert_eq!(
-            indexed_files(&none, &INVESTOR_FILES).unwrap_err(),
+            indexed_files(&ctx, &none, &INVESTOR_FILES).await.unwrap_err(),
             ApiError::missing("userfile0")
         );
         let twice = params(
@@ -630,14 +802,112 @@ mod tests {
             &[("userfile0", "p.pdf", 1024), ("userfile0", "q.pdf", 1024)],
         )
         .await;
-        assert_eq!(indexed_files(&twice, &INVESTOR_FILES).unwrap_err().code(), "106");
+        assert_eq!(
+            indexed_files(&ctx, &twice, &INVESTOR_FILES).await.unwrap_err().code(),
+            "106"
+        );
         let small = params(&[("documentTitle", "x")], &[("userfile0", "p.pdf", 999)]).await;
-        let err = indexed_files(&small, &INVESTOR_FILES).unwrap_err();
+        let err = indexed_files(&ctx, &small, &INVESTOR_FILES).await.unwrap_err();
         assert_eq!((err.code(), err.desc().starts_with(SIZE_MESSAGE)), ("106", true));
         let names: Vec<String> = (0..=MAX_FILES).map(|i| format!("userfile{i}")).collect();
         let many: Vec<(&str, &str, usize)> = names.iter().map(|n| (n.as_str(), "a.pdf", 1024)).collect();
         let too_many = params(&[("documentTitle", "documentTitle0=x")], &many).await;
-        assert_eq!(indexed_files(&too_many, &INVESTOR_FILES).unwrap_err().code(), "106");
+        assert_eq!(
+            indexed_files(&ctx, &too_many, &INVESTOR_FILES)
+                .await
+                .unwrap_err()
+                .code(),
+            "106"
+        );
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    /// Sends `bytes` to an upload URL of the local store, as a client's `PUT` would.
+    async fn put(ctx: &Ctx, url: &str, bytes: Vec<u8>) {
+        let rest = url.strip_prefix("http://local.test").unwrap();
+        let (path, query) = rest.split_once('?').unwrap();
+        let body = futures_util::stream::once(async move { Ok(Bytes::from(bytes)) });
+        let received = ctx.blobs().unwrap().receive(path, Some(query), Box::pin(body)).await;
+        assert_eq!(received, Some(crate::blobs::Received::Stored));
+    }
+
+    #[tokio::test]
+    async fn uploads_stand_in_for_files() {
+        let (ctx, dir) = crate::ctx::test_ctx().await;
+        let deck = new_upload(&ctx, "deck.pdf").await.unwrap();
+        assert_eq!((deck.method, deck.max_bytes), ("PUT", UPLOAD_MAX_BYTES));
+        let form = |fields: &[(&str, &str)]| {
+            let mut p = Params::default();
+            for (k, v) in fields {
+                p.set(k, *v);
+            }
+            p
+        };
+        let uses = form(&[("documentTitle", "Deck"), ("uploadId0", &deck.upload_id)]);
+        // Not sent yet: the same answer as an unknown ID.
+        let err = indexed_files(&ctx, &uses, &OFFERING_FILES).await.unwrap_err();
+        assert_eq!((err.code(), err.desc().contains("uploadId0")), ("106", true));
+        put(&ctx, &deck.upload_url, vec![b'x'; 2000]).await;
+        let files = indexed_files(&ctx, &uses, &OFFERING_FILES).await.unwrap();
+        let got: Vec<_> = files
+            .iter()
+            .map(|f| (f.title.as_str(), f.file_name.as_str(), f.upload.bytes.len()))
+            .collect();
+        assert_eq!(got, vec![("Deck", "deck.pdf", 2000)]);
+        // The upload's name is its type: a PDF is no spreadsheet, and a renamed file is checked by its new name.
+        let xls = FileRules {
+            extensions: &["xls"],
+            ..OFFERING_FILES
+        };
+        assert_eq!(indexed_files(&ctx, &uses, &xls).await.unwrap_err().code(), "106");
+        let renamed = form(&[
+            ("documentTitle", "Deck"),
+            ("uploadId0", &deck.upload_id),
+            ("file_name", "filename0=deck.xls"),
+        ]);
+        assert_eq!(
+            indexed_files(&ctx, &renamed, &xls).await.unwrap()[0].file_name,
+            "deck.xls"
+        );
+        // The rule's maximum applies to the stored object.
+        let small = FileRules {
+            max_bytes: 1999,
+            ..OFFERING_FILES
+        };
+        let err = indexed_files(&ctx, &uses, &small).await.unwrap_err();
+        assert!(err.desc().contains("larger than 1999 bytes"), "{}", err.desc());
+        // A file sent and an upload at the same index; a single-file upload by its ID.
+        let both = params(
+            &[("documentTitle", "x"), ("uploadId0", &deck.upload_id)],
+            &[("userfile0", "p.pdf", 1024)],
+        )
+        .await;
+        assert_eq!(
+            indexed_files(&ctx, &both, &OFFERING_FILES).await.unwrap_err().code(),
+            "106"
+        );
+        let single = form(&[("documentTitle", "Deck"), ("uploadId", &deck.upload_id)]);
+        assert_eq!(
+            single_file(&ctx, &single, &INVESTOR_FILES)
+                .await
+                .unwrap()
+                .upload
+                .bytes
+                .len(),
+            2000
+        );
+        for bad in ["deck.exe", "deck", "", &format!("{}.pdf", "a".repeat(252))] {
+            assert_eq!(new_upload(&ctx, bad).await.unwrap_err().code(), "106", "{bad}");
+        }
+        for bad in ["nope", "../x", &"a".repeat(65)] {
+            let p = form(&[("documentTitle", "x"), ("uploadId0", bad)]);
+            assert_eq!(
+                indexed_files(&ctx, &p, &OFFERING_FILES).await.unwrap_err().code(),
+                "106",
+                "{bad}"
+            );
+        }
+        std::fs::remove_dir_all(dir).ok();
     }
 
     #[test]

@@ -19,4 +19,5 @@ mod platform;
 mod probes;
 mod trade_documents;
 mod trades;
+mod uploads;
 mod webhooks;

@@ -312,6 +312,30 @@ async fn subscription_setup(t: &TestApp, n: usize) -> (String, String, String, S
 
 // ---------------------------------------------------------------- trade documents
 
+both!(trade_documents_from_an_upload, |t: TestApp| async move {
+    let o = offering(&t).await;
+    let (a, _, _) = investor(&t).await;
+    let id = trade(&t, &a, &o).await;
+    let receipt = file(4096, 9);
+    let upload = t.upload_file("receipt.pdf", receipt.clone()).await;
+    let r = t
+        .post(
+            "uploadTradeDocument",
+            &[
+                ("tradeId", &id),
+                ("documentTitle", "Wire receipt"),
+                ("uploadId0", &upload),
+            ],
+        )
+        .await;
+    code(&r, "101");
+    let docs = get_documents(&t, &id).await;
+    assert_eq!(docs.len(), 1);
+    assert_eq!(docs[0]["documentFileName"], "receipt.pdf");
+    let (status, body) = t.fetch(docs[0]["documentUrl"].as_str().unwrap()).await;
+    assert_eq!((status, body.to_vec()), (200, receipt));
+});
+
 both!(trade_documents_round_trip, |t: TestApp| async move {
     let mut up = hook(&t, "uploadTradeDocument").await;
     let mut reads = hook(&t, "getTradeDocument").await;

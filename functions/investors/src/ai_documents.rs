@@ -20,25 +20,13 @@ fn no_ai_document() -> ApiError {
     ApiError::coded("233", "No AI document found for this account")
 }
 
-/// The file of an upload: `userfile` (the spec's name) or `userfile0` (the indexed form).
-fn the_file(p: &Params) -> Result<documents::NewFile, ApiError> {
-    let field = if p.uploads().iter().any(|u| u.field == "userfile") {
-        "userfile"
-    } else if p.uploads().iter().any(|u| u.field == "userfile0") {
-        "userfile0"
-    } else {
-        return Err(ApiError::missing("userfile"));
-    };
-    documents::single_file(p, field, &INVESTOR_FILES)
-}
-
 /// `POST /v3/uploadVerificationDocument` (multipart): `accountId`, `documentTitle` (stored
 /// verbatim), `userfile` (PDF, JPG, JPEG, PNG or TXT of at least 1 kB), optional
 /// `createdIpAddress`. The document's review status starts `Pending`. `document_details` =
 /// the upload message; webhook `uploadVerificationDocument` (`accountId`).
 pub async fn upload(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
-    let file = the_file(&p)?;
+    let file = documents::single_file(&ctx, &p, &INVESTOR_FILES).await?;
     let mut extra = Map::new();
     extra.insert(ai::STATUS.into(), Value::from(ai::PENDING));
     if let Some(ip) = p.opt(&["createdIpAddress"])?.filter(|v| !v.is_empty()) {

@@ -5,8 +5,11 @@
 //! owner's partition (`shared::documents`); reads hand out signed URLs valid for 15 minutes.
 //! Shapes and decisions: `docs/investors-documents.md`.
 
+use http::Method;
 use serde_json::{Map, Value};
+use shared::auth::PiiLevel;
 use shared::documents::{self, Document, NewFile, Owner, ENTITY_FILES, INVESTOR_FILES};
+use shared::http::router::ScopeReq;
 use shared::model::account::AccountRef;
 use shared::model::kyc::KycRequest;
 use shared::model::party::PartyRef;
@@ -179,7 +182,7 @@ fn uploaded() -> Reply {
 /// `document_details` = the upload message; webhook `uploadAccountDocument` once, `accountId`.
 pub async fn upload_account(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["accountId"])?;
-    let files = documents::indexed_files(&p, &INVESTOR_FILES)?;
+    let files = documents::indexed_files(&ctx, &p, &INVESTOR_FILES).await?;
     let owner = Owner { kind: ACCOUNT, id: &id };
     let event = view_event("uploadAccountDocument", &AccountRef { id: &id });
     let holder = Holder::Account(id.clone());
@@ -213,7 +216,7 @@ pub async fn delete_account(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// uploadAccountDocument; webhook `uploadPartyDocument` once, `partyId`.
 pub async fn upload_party(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
-    let files = documents::indexed_files(&p, &INVESTOR_FILES)?;
+    let files = documents::indexed_files(&ctx, &p, &INVESTOR_FILES).await?;
     let owner = Owner { kind: PARTY, id: &id };
     let event = view_event("uploadPartyDocument", &PartyRef { id: &id });
     let holder = Holder::Party(id.clone());
@@ -245,7 +248,7 @@ pub async fn delete_party(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// accepted too), then as uploadPartyDocument with PDF, JPG, JPEG or PNG only; no webhook.
 pub async fn upload_entity(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId", "entityId"])?;
-    let files = documents::indexed_files(&p, &ENTITY_FILES)?;
+    let files = documents::indexed_files(&ctx, &p, &ENTITY_FILES).await?;
     let owner = Owner { kind: ENTITY, id: &id };
     let holder = Holder::Entity(id.clone());
     commit_upload(&ctx, owner, files, &upload_extra(&p)?, Vec::new(), Vec::new(), holder).await?;
@@ -278,7 +281,7 @@ pub async fn delete_entity(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn request_upload(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let investor = p.req(&["investorId"])?;
     let request_id = p.req(&["requestId"])?;
-    let files = documents::indexed_files(&p, &INVESTOR_FILES)?;
+    let files = documents::indexed_files(&ctx, &p, &INVESTOR_FILES).await?;
     // The investor first (148/198), then its request (152), then any byte is stored.
     investor_check(&ctx, &investor).await?;
     let request = records::load::<KycRequest>(ctx.store(), ctx.client_id(), &investor).await?;
@@ -334,9 +337,23 @@ pub async fn get_requested(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     Ok(Reply::ok().with_value("partyDocumentDetails", Value::Array(out)))
 }
 
+/// `POST /v3/documents/uploads` (beyond the spec, for files larger than a request may carry
+/// in AWS): `fileName` (its extension is the file's type). Answers `uploadDetails`
+/// {`uploadId`, `uploadUrl`, `method`, `fileName`, `urlExpiresDate`, `expiresDate`,
+/// `maxBytes`}: the file goes to `uploadUrl` with one `PUT` within 15 minutes; for 24 hours
+/// every upload operation then takes `uploadId<n>` (`uploadId` for uploadVerificationDocument)
+/// in place of `userfile<n>`, and checks the stored file by its own rules. Scope
+/// `document.write`. Shapes: `docs/investors-documents.md`.
+pub async fn new_upload(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let slot = documents::new_upload(&ctx, &p.req(&["fileName"])?).await?;
+    Ok(Reply::ok().with("uploadDetails", &slot))
+}
+
 /// The document routes.
 pub fn routes() -> Routes {
+    const UPLOAD: ScopeReq = ScopeReq::new("document.write", PiiLevel::High, "document.write");
     Routes::new()
+        .resource(Method::POST, "/v3/documents/uploads", UPLOAD, op!(new_upload))
         .upload("uploadAccountDocument", op!(upload_account))
         .op("getAccountDocument", op!(get_account))
         .op("deleteAccountDocument", op!(delete_account))

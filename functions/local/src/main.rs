@@ -12,13 +12,13 @@ use futures_util::stream::BoxStream;
 use futures_util::StreamExt;
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use http::Method;
-use http_body_util::{BodyExt, Either, Full, Limited, StreamBody};
+use http_body_util::{BodyDataStream, BodyExt, Either, Full, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use shared::app::OperatorAccess;
-use shared::blobs::{Served, LOCAL_PREFIX};
+use shared::blobs::{BlobError, Served, LOCAL_PREFIX};
 use shared::clock::SystemClock;
 use shared::config::Config;
 use shared::http::{Handled, RawRequest};
@@ -103,17 +103,40 @@ async fn serve_blob(app: &App, path: &str, query: Option<&str>) -> Option<hyper:
                 .body(Either::Right(file_body(file))),
             refused => {
                 let (status, text) = refused.refusal()?;
-                response
-                    .status(status)
-                    .header(CONTENT_TYPE, "text/plain")
-                    .body(Either::Left(DispatchOnDrop {
-                        body: Full::new(Bytes::from_static(text.as_bytes())),
-                        after: None,
-                    }))
+                return Some(plain(status, text));
             }
         }
         .expect("a valid response head"),
     )
+}
+
+/// A `PUT` to a signed upload URL of the local document store, streamed to its file. It
+/// runs in a task of its own: a client that goes away mid-body leaves no partial file.
+async fn receive_blob(app: Arc<App>, req: hyper::Request<Incoming>) -> Option<hyper::Response<Body>> {
+    let (parts, body) = req.into_parts();
+    let chunks = BodyDataStream::new(body)
+        .map(|chunk| chunk.map_err(|e| BlobError(e.to_string())))
+        .boxed();
+    let received = tokio::spawn(async move {
+        let blobs = app.blobs.as_ref()?;
+        blobs.receive(parts.uri.path(), parts.uri.query(), chunks).await
+    })
+    .await
+    .ok()??;
+    let (status, text) = received.status();
+    Some(plain(status, text))
+}
+
+/// A plain-text answer of the document store.
+fn plain(status: u16, text: &'static str) -> hyper::Response<Body> {
+    hyper::Response::builder()
+        .status(status)
+        .header(CONTENT_TYPE, "text/plain")
+        .body(Either::Left(DispatchOnDrop {
+            body: Full::new(Bytes::from_static(text.as_bytes())),
+            after: None,
+        }))
+        .expect("a valid response head")
 }
 
 /// An API response, or a document streamed from its file.
@@ -125,9 +148,13 @@ async fn serve(
     peer: SocketAddr,
     deadline: tokio::time::Instant,
 ) -> Result<hyper::Response<Body>, Infallible> {
-    if req.method() == Method::GET && req.uri().path().starts_with(LOCAL_PREFIX) {
-        if let Some(response) = serve_blob(&app, req.uri().path(), req.uri().query()).await {
-            return Ok(response);
+    if req.uri().path().starts_with(LOCAL_PREFIX) {
+        if req.method() == Method::GET {
+            if let Some(response) = serve_blob(&app, req.uri().path(), req.uri().query()).await {
+                return Ok(response);
+            }
+        } else if req.method() == Method::PUT {
+            return Ok(receive_blob(app, req).await.unwrap_or_else(|| plain(404, "Not found")));
         }
     }
     // The request runs in a task of its own, body included: a client that disconnects

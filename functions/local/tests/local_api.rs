@@ -129,6 +129,41 @@ async fn scenario(mut env: Vec<(&str, String)>) {
         assert_eq!(http.get(&bad).send().await.unwrap().status(), 403);
     }
 
+    // A large document: an upload URL from POST /v3/documents/uploads takes 8 MB with one
+    // PUT over HTTP (streamed to the local directory, or to S3), then stands in for the file.
+    let slot: Value = api
+        .request(reqwest::Method::POST, "/v3/documents/uploads")
+        .json(&json!({"fileName": "statement.pdf"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let details = &slot["uploadDetails"];
+    let large: Vec<u8> = (0..8_000_000u32).map(|i| (i % 253) as u8).collect();
+    let put_url = details["uploadUrl"].as_str().unwrap();
+    let put = http.put(put_url).body(large.clone()).send().await.unwrap();
+    assert_eq!(put.status(), 200, "{slot}");
+    let upload = details["uploadId"].as_str().unwrap();
+    api.call(
+        reqwest::Method::POST,
+        "uploadPartyDocument",
+        &[("partyId", &id), ("documentTitle", "Statement"), ("uploadId0", upload)],
+    )
+    .await;
+    let body = api
+        .call(reqwest::Method::POST, "getPartyDocument", &[("partyId", id.as_str())])
+        .await;
+    let large_url = body["partyDocumentDetails"][1]["documentUrl"].as_str().unwrap();
+    let resp = http.get(large_url).send().await.unwrap();
+    assert_eq!(resp.status(), 200, "{large_url}");
+    assert!(resp.bytes().await.unwrap().as_ref() == large.as_slice());
+    if local_blobs {
+        // A read URL does not write.
+        assert_eq!(http.put(&doc_url).body("x").send().await.unwrap().status(), 403);
+    }
+
     // Bodies over 1 MiB are refused with 413 before anything is parsed or written.
     let big = "x".repeat(1 << 20);
     let resp = api

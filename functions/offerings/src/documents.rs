@@ -257,7 +257,7 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         ));
     }
     p.req(&["file_name"])?;
-    let mut files = documents::indexed_files(&p, &OFFERING_FILES)?;
+    let mut files = documents::indexed_files(&ctx, &p, &OFFERING_FILES).await?;
     for f in &files {
         check_name("file_name", &f.file_name)?;
     }

@@ -160,7 +160,7 @@ fn record(d: &Document) -> RecordView<'_> {
 /// `uploadTradeDocument` once per request, `tradeId`.
 pub async fn upload(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let files = documents::indexed_files(&p, &INVESTOR_FILES)?;
+    let files = documents::indexed_files(&ctx, &p, &INVESTOR_FILES).await?;
     // The trade first: no byte is stored for an unknown one.
     let trade = trade_of(&ctx, &id).await?.rec;
     let mut extra = Map::new();

@@ -95,38 +95,9 @@ mod tests {
     use super::*;
     use crate::tx::Plan;
 
-    /// A context of client `c1` over an embedded store and a local blob directory.
-    async fn ctx() -> (Ctx, std::path::PathBuf) {
-        use std::sync::Arc;
-        let dir = std::env::temp_dir().join(format!("ips-letters-{}", crate::ids::unique()));
-        let blobs = crate::blobs::DirBlobs::open(dir.clone(), "http://letters.test").unwrap();
-        let store: Arc<dyn crate::store::Store> = Arc::new(crate::store::embedded::EmbeddedStore::in_memory());
-        let app = crate::App::new(
-            store.clone(),
-            Arc::new(crate::queue::embedded::EmbeddedQueue::default()),
-            Arc::new(crate::clock::SystemClock),
-            crate::Environment::Sandbox,
-            crate::Routes::new(),
-        )
-        .with_blobs(Arc::new(blobs));
-        let app = Arc::new(app);
-        app.ensure_dev_client("c1", "k").await.unwrap();
-        let client = crate::auth::load_client(store.as_ref(), "c1").await.unwrap().unwrap();
-        let ctx = Ctx {
-            app: app.ports.clone(),
-            client: Arc::new(client),
-            ip: std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
-            request_id: "t".into(),
-            operation: "test".into(),
-            pii: crate::auth::PiiLevel::High,
-            committed: Arc::default(),
-        };
-        (ctx, dir)
-    }
-
     #[tokio::test]
     async fn issued_letters_are_stored_listed_and_served() {
-        let (ctx, dir) = ctx().await;
+        let (ctx, dir) = crate::ctx::test_ctx().await;
         let err = issue_letter(&ctx, "A1000001", "100007").await.unwrap_err();
         assert_eq!(err.code(), "148");
         let mut a = Account {
@@ -154,11 +125,7 @@ mod tests {
         assert_eq!(second.extra.get(REQUEST), Some(&Value::from("100008")));
 
         let url = second.url(&ctx).await.unwrap();
-        let (path, query) = url
-            .strip_prefix("http://letters.test")
-            .unwrap()
-            .split_once('?')
-            .unwrap();
+        let (path, query) = url.strip_prefix("http://local.test").unwrap().split_once('?').unwrap();
         let served = ctx.blobs().unwrap().serve(path, Some(query)).await;
         let Some(crate::blobs::Served::Found {
             mut file,
