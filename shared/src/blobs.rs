@@ -465,30 +465,31 @@ impl Blobs for S3Blobs {
     }
 
     async fn url(&self, key: &str, ttl: Duration) -> Result<String, BlobError> {
-        let presign = aws_sdk_s3::presigning::PresigningConfig::expires_in(ttl).map_err(s3_err)?;
-        let req = self
-            .client
-            .get_object()
-            .bucket(&self.bucket)
-            .key(key)
-            .presigned(presign)
-            .await
-            .map_err(|e| s3_err(aws_sdk_s3::error::DisplayErrorContext(e)))?;
-        Ok(req.uri().to_owned())
+        let get = self.client.get_object().bucket(&self.bucket).key(key);
+        presigned_uri(get.presigned(presigning(ttl)?).await)
     }
 
     async fn upload_url(&self, key: &str, ttl: Duration) -> Result<String, BlobError> {
-        let presign = aws_sdk_s3::presigning::PresigningConfig::expires_in(ttl).map_err(s3_err)?;
-        let req = self
-            .client
-            .put_object()
-            .bucket(&self.bucket)
-            .key(key)
-            .presigned(presign)
-            .await
-            .map_err(|e| s3_err(aws_sdk_s3::error::DisplayErrorContext(e)))?;
-        Ok(req.uri().to_owned())
+        let put = self.client.put_object().bucket(&self.bucket).key(key);
+        presigned_uri(put.presigned(presigning(ttl)?).await)
     }
+}
+
+fn presigning(ttl: Duration) -> Result<aws_sdk_s3::presigning::PresigningConfig, BlobError> {
+    aws_sdk_s3::presigning::PresigningConfig::expires_in(ttl).map_err(s3_err)
+}
+
+/// The URL of a presigned request, or why it could not be signed.
+fn presigned_uri<E, R>(
+    signed: Result<aws_sdk_s3::presigning::PresignedRequest, aws_sdk_s3::error::SdkError<E, R>>,
+) -> Result<String, BlobError>
+where
+    E: std::error::Error + 'static,
+    R: std::fmt::Debug,
+{
+    signed
+        .map(|req| req.uri().to_owned())
+        .map_err(|e| s3_err(aws_sdk_s3::error::DisplayErrorContext(e)))
 }
 
 #[cfg(test)]

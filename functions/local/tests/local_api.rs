@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 mod common;
 use api_tests::params::PARTY;
-use common::{find, start, Api, KEY};
+use common::{answer, find, start, Api, KEY};
 
 /// Sends raw bytes on a new connection and reads until the server answers and closes, or
 /// 10 s pass: the text received.
@@ -131,15 +131,8 @@ async fn scenario(mut env: Vec<(&str, String)>) {
 
     // A large document: an upload URL from POST /v3/documents/uploads takes 8 MB with one
     // PUT over HTTP (streamed to the local directory, or to S3), then stands in for the file.
-    let slot: Value = api
-        .request(reqwest::Method::POST, "/v3/documents/uploads")
-        .json(&json!({"fileName": "statement.pdf"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let new_upload = api.request(reqwest::Method::POST, "/v3/documents/uploads");
+    let slot = answer(new_upload.json(&json!({"fileName": "statement.pdf"}))).await;
     let details = &slot["uploadDetails"];
     let large: Vec<u8> = (0..8_000_000u32).map(|i| (i % 253) as u8).collect();
     let put_url = details["uploadUrl"].as_str().unwrap();

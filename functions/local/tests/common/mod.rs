@@ -77,26 +77,12 @@ impl Api {
 
     /// A `GET` answered with JSON.
     pub async fn get(&self, path: &str) -> Value {
-        self.request(reqwest::Method::GET, path)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
+        answer(self.request(reqwest::Method::GET, path)).await
     }
 
     /// An operation called with form parameters, which must answer `101`: its JSON body.
     pub async fn call(&self, method: reqwest::Method, op: &str, form: &[(&str, &str)]) -> Value {
-        let body: Value = self
-            .request(method, &format!("/v3/{op}"))
-            .form(form)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let body = answer(self.request(method, &format!("/v3/{op}")).form(form)).await;
         assert_eq!(body["statusCode"], "101", "{op}: {body}");
         body
     }
@@ -113,6 +99,11 @@ impl Api {
             .unwrap();
         assert_eq!(reg.status(), 200);
     }
+}
+
+/// The JSON body of the answer to `request`.
+pub async fn answer(request: reqwest::RequestBuilder) -> Value {
+    request.send().await.unwrap().json().await.unwrap()
 }
 
 /// The first string held under `key` anywhere in `v`.
