@@ -6,13 +6,22 @@ use crate::app::{App, OperatorAccess};
 use crate::http::router::{RouteConflict, Routes};
 use crate::ports::Ports;
 
+/// Builds a function's blob store from the SDK configuration and the bucket's name.
+pub type BlobStore = fn(&aws_config::SdkConfig, String) -> std::sync::Arc<dyn crate::blobs::Blobs>;
+
+/// The documents of the functions that keep them: the S3 bucket.
+pub const S3_DOCUMENTS: Option<BlobStore> =
+    Some(|sdk, bucket| std::sync::Arc::new(crate::blobs::S3Blobs::new(sdk, bucket)));
+
 #[derive(Clone, Copy)]
 pub struct Function {
     /// The binary, as the SAM template names it.
     pub name: &'static str,
     pub routes: fn() -> Routes,
-    /// Keeps documents: gets the blob store (S3 and `IPS_BUCKET` in AWS).
-    pub documents: bool,
+    /// Keeps documents: how it builds its blob store in AWS (S3 and `IPS_BUCKET`). A
+    /// function pointer rather than a flag, so that a function without documents does not
+    /// even link the S3 client (its role grants no S3 action).
+    pub documents: Option<BlobStore>,
     /// Serves the operator API (IAM-authorized in AWS) rather than clients.
     pub operator: bool,
 }
@@ -22,7 +31,7 @@ impl Function {
     /// documents); `operator_access` applies only to the operator function. A route
     /// registered twice fails it.
     pub fn app(&self, mut ports: Ports, operator_access: OperatorAccess) -> Result<App, RouteConflict> {
-        if !self.documents {
+        if self.documents.is_none() {
             ports.blobs = None;
         }
         let routes = (self.routes)().checked()?;

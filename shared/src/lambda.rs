@@ -30,8 +30,8 @@ pub async fn serve(function: Function) -> Result<(), lambda_http::Error> {
 /// `function`'s application on the stores the template provides.
 pub async fn app(function: Function) -> Result<App, lambda_http::Error> {
     let (mut ports, sdk, cfg) = aws_ports().await?;
-    if function.documents {
-        ports.blobs = Some(Arc::new(crate::blobs::S3Blobs::new(&sdk, cfg.bucket)));
+    if let Some(blobs) = function.documents {
+        ports.blobs = Some(blobs(&sdk, cfg.bucket));
     }
     Ok(function.app(ports, OperatorAccess::Trusted)?)
 }

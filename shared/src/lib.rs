@@ -5,6 +5,7 @@
 pub mod app;
 pub mod auth;
 pub mod aws;
+pub mod billing;
 pub mod blobs;
 pub mod clock;
 pub mod config;

@@ -15,6 +15,7 @@ mod offering_documents;
 mod offerings;
 mod parties_accounts;
 mod parties_ops;
+mod payments;
 mod platform;
 mod probes;
 mod trade_documents;

@@ -13,7 +13,7 @@ use shared::{op, Routes};
 use shared::{ApiError, Ctx, Params, Plan, Reply};
 
 use crate::accounts::{existing_account, live_account};
-use crate::support::billing;
+use shared::billing::billing;
 
 /// The key every accreditation response uses.
 const DETAILS: &str = "accreditedDetails";

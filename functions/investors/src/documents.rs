@@ -291,7 +291,7 @@ pub async fn request_upload(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     };
     let mut extra = upload_extra(&p)?;
     extra.insert("requestId".into(), Value::from(request.rec.request_id.as_str()));
-    let fee = crate::support::billing(&ctx, "requestUploadPartyDocument", &investor, &request.rec.request_id)?;
+    let fee = shared::billing::billing(&ctx, "requestUploadPartyDocument", &investor, &request.rec.request_id)?;
     let owner = Owner {
         kind: REQUESTED,
         id: &investor,

@@ -21,7 +21,8 @@ use shared::{ApiError, Ctx, Params, Plan, Reply};
 use crate::accounts::live_account;
 use crate::entities::live_entity;
 use crate::parties::live_party;
-use crate::support::{billing, insert_once};
+use crate::support::insert_once;
+use shared::billing::billing;
 
 const AUTO_APPROVED: &str = "Auto Approved";
 const DISAPPROVED: &str = "Disapproved";

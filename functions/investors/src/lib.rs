@@ -22,7 +22,7 @@ use shared::{Function, Routes};
 pub const FUNCTION: Function = Function {
     name: "investors",
     routes,
-    documents: true,
+    documents: shared::function::S3_DOCUMENTS,
     operator: false,
 };
 

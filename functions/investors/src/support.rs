@@ -5,13 +5,12 @@
 
 use shared::model::flags::FlagKind;
 use shared::model::ids::no_party;
-use shared::model::kyc::BillingEntry;
 use shared::model::party::{PartyRecord, PartyRef, Setter};
 use shared::records::flags::FlagItems;
 use shared::records::{self, Record};
 use shared::store::{Index, Query, Write};
 use shared::webhooks::{record_event, view_event};
-use shared::{ApiError, Ctx, Environment, Params, Plan, Reply};
+use shared::{ApiError, Ctx, Params, Plan, Reply};
 
 /// `106` for a required parameter that is blank, or absent when `creating`.
 pub fn require<'a>(p: &Params, names: impl IntoIterator<Item = &'a &'a str>, creating: bool) -> Result<(), ApiError> {
@@ -227,23 +226,4 @@ pub fn int_at_least(p: &Params, name: &str, min: i64) -> Result<Option<usize>, A
         Some(n) if n >= min => Ok(usize::try_from(n).ok()),
         Some(_) => Err(ApiError::invalid(name, format!("must be at least {min}"))),
     }
-}
-
-/// A billing entry of a billed operation (KYC/AML checks, manual KYC/AML requests,
-/// accreditation verification): written in production only, in the transaction of the
-/// operation's state change (sandbox calls are not billed, part 1).
-pub fn billing(ctx: &Ctx, operation: &str, subject: &str, reference: &str) -> Result<Vec<Write>, ApiError> {
-    if ctx.app.env != Environment::Production {
-        return Ok(Vec::new());
-    }
-    let created = ctx.now();
-    let entry = BillingEntry {
-        id: format!("{created}#{}", shared::ids::unique()),
-        operation: operation.to_owned(),
-        subject_id: subject.to_owned(),
-        reference: reference.to_owned(),
-        deleted: false,
-        created,
-    };
-    records::insert(ctx.client_id(), &entry)
 }

@@ -20,7 +20,7 @@ use shared::{Function, Routes};
 pub const FUNCTION: Function = Function {
     name: "offerings",
     routes,
-    documents: true,
+    documents: shared::function::S3_DOCUMENTS,
     operator: false,
 };
 

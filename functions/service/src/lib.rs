@@ -11,6 +11,7 @@ pub fn all_routes() -> Routes {
         .merge(investors::routes())
         .merge(offerings::routes())
         .merge(trades::routes())
+        .merge(payments::routes())
         .merge(operator::routes())
 }
 
@@ -21,7 +22,7 @@ pub fn all_routes() -> Routes {
 pub const LEGACY: Function = Function {
     name: "legacy",
     routes: all_routes,
-    documents: true,
+    documents: shared::function::S3_DOCUMENTS,
     operator: false,
 };
 
@@ -30,16 +31,17 @@ pub const LEGACY: Function = Function {
 pub const OPERATOR: Function = Function {
     name: "operator",
     routes: all_routes,
-    documents: true,
+    documents: shared::function::S3_DOCUMENTS,
     operator: true,
 };
 
 /// Every function of the client and operator APIs, as deployed (the webhook consumer,
 /// which serves no route, aside).
-pub const FUNCTIONS: [Function; 5] = [
+pub const FUNCTIONS: [Function; 6] = [
     investors::FUNCTION,
     offerings::FUNCTION,
     trades::FUNCTION,
+    payments::FUNCTION,
     OPERATOR,
     LEGACY,
 ];

@@ -34,7 +34,7 @@ pub(crate) static ESIGN_EFFECTS: LazyLock<Effects> = LazyLock::new(|| {
 pub const FUNCTION: Function = Function {
     name: "trades",
     routes,
-    documents: true,
+    documents: shared::function::S3_DOCUMENTS,
     operator: false,
 };
 

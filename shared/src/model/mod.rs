@@ -14,6 +14,7 @@ pub mod link;
 pub mod note;
 pub mod offering;
 pub mod party;
+pub mod payments;
 pub mod subscription;
 pub mod suitability;
 pub mod trade;

@@ -1,0 +1,213 @@
+//! External bank accounts: createExternalAccount, updateExternalAccount (a whole-record
+//! replace), getExternalAccount and deleteExternalAccount. One per account or issuer; the
+//! numbers are kept exactly as sent and answered in base64. Shapes: `docs/payments.md`.
+
+use serde::Serialize;
+use serde_json::Value;
+use shared::http::envelope::insert_array;
+use shared::model::ids::{AccountId, IssuerId};
+use shared::model::payments::{check_nickname, digits, ExternalAccount, Owner};
+use shared::records::issuer::live_issuer;
+use shared::records::payments as pay;
+use shared::records::Stored;
+use shared::webhooks::view_event;
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
+
+use crate::support::active_account;
+
+/// `116`: the owner already has an external account.
+fn already_exists() -> ApiError {
+    ApiError::coded("116", "External account already exists")
+}
+
+/// `149`: no external account on file for the owner.
+pub fn none_on_file() -> ApiError {
+    ApiError::coded("149", "No external account on file")
+}
+
+/// `types` (default `Account` where `optional`) and the owner's ID: `106` when missing,
+/// the owner's unknown-ID code when malformed.
+fn owner_param(p: &Params, optional: bool) -> Result<(Owner, String), ApiError> {
+    let types = match p.opt(&["types"])?.filter(|t| !t.trim().is_empty()) {
+        Some(t) => Owner::parse(&t)?,
+        None if optional => Owner::Account,
+        None => return Err(ApiError::missing("types")),
+    };
+    let id = match types {
+        Owner::Account => AccountId::param(p, &["accountId"])?.as_str().to_owned(),
+        Owner::Issuer => IssuerId::param(p, &["issuerId"])?.as_str().to_owned(),
+    };
+    Ok((types, id))
+}
+
+/// The owner exists and is live: `148` for an account, `136` for an issuer.
+async fn owner_exists(ctx: &Ctx, types: Owner, id: &str) -> Result<(), ApiError> {
+    match types {
+        Owner::Account => active_account(ctx, id).await.map(drop),
+        Owner::Issuer => live_issuer(ctx.store(), ctx.client_id(), &IssuerId::stored(id))
+            .await
+            .map(drop),
+    }
+}
+
+/// The record a create or update sends, before the owner is checked.
+fn parse_record(ctx: &Ctx, p: &Params, types: Owner, owner_id: String) -> Result<ExternalAccount, ApiError> {
+    let full_name = p.req(&["ExtAccountfullname"])?.trim().to_owned();
+    let nickname = p.req(&["Extnickname"])?.trim().to_owned();
+    check_nickname(&nickname)?;
+    let routing_number = digits("ExtRoutingnumber", &p.req(&["ExtRoutingnumber"])?)?;
+    if routing_number.len() != 9 {
+        return Err(ApiError::invalid("ExtRoutingnumber", "nine digits"));
+    }
+    let account_number = digits("ExtAccountnumber", &p.req(&["ExtAccountnumber"])?)?;
+    let account_type = match p.opt(&["accountType"])?.map(|t| t.trim().to_ascii_lowercase()) {
+        None => "Checking",
+        Some(t) if t.is_empty() || t == "checking" => "Checking",
+        Some(t) if t == "savings" => "Savings",
+        Some(_) => return Err(ApiError::invalid("accountType", "must be Checking or Savings")),
+    };
+    let now = ctx.now();
+    Ok(ExternalAccount {
+        types,
+        owner_id,
+        full_name,
+        nickname,
+        routing_number,
+        account_number,
+        bank_name: p.opt(&["ExtBankname"])?.unwrap_or_default().trim().to_owned(),
+        account_type: account_type.into(),
+        created_date: now.clone(),
+        updated_date: now,
+        ip_address: p
+            .opt(&["updatedIpAddress", "createdIpAddress"])?
+            .unwrap_or_else(|| ctx.ip.to_string()),
+    })
+}
+
+/// The key of create's answer: part 3's, which differs for issuers.
+fn created_key(types: Owner) -> &'static str {
+    match types {
+        Owner::Account => "External Account Details",
+        Owner::Issuer => "Issuer External Account Details",
+    }
+}
+
+/// The key of update's and delete's answers (OBSERVED).
+fn changed_key(types: Owner) -> &'static str {
+    match types {
+        Owner::Account => "Account External Account Details",
+        Owner::Issuer => "Issuer External Account Details",
+    }
+}
+
+/// The owner's external account, or `149`.
+async fn on_file(ctx: &Ctx, types: Owner, id: &str) -> Result<Stored<ExternalAccount>, ApiError> {
+    pay::external(ctx.store(), ctx.client_id(), types, id)
+        .await?
+        .ok_or_else(none_on_file)
+}
+
+/// `POST /v3/createExternalAccount`: `types`, `accountId` or `issuerId`, `ExtAccountfullname`,
+/// `Extnickname`, `ExtRoutingnumber` (nine digits), `ExtAccountnumber` (digits) required;
+/// `ExtBankname`, `accountType` (`Checking` default, `Savings`), `updatedIpAddress` optional.
+/// `116` when the owner has one. Answers `[true, [record]]` under `External Account Details`
+/// (`Issuer External Account Details`); webhook `createExternalAccount` with the record.
+pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let (types, id) = owner_param(&p, false)?;
+    let record = parse_record(&ctx, &p, types, id.clone())?;
+    owner_exists(&ctx, types, &id).await?;
+    let saved = ctx
+        .transact(async move |ctx, _| {
+            if pay::external(ctx.store(), ctx.client_id(), types, &id).await?.is_some() {
+                return Err(already_exists());
+            }
+            let write = pay::external_put(ctx.client_id(), &record, None)?;
+            let event = view_event("createExternalAccount", &record.view());
+            Ok(Plan::new(vec![write], record.clone()).event(event))
+        })
+        .await?;
+    Ok(Reply::ok().with_value(created_key(types), insert_array(saved.view())))
+}
+
+/// `POST /v3/updateExternalAccount`: create's parameters; replaces the whole record (the
+/// created date stays). `149` when none is on file. Answers `[true, [record]]` under
+/// `Account External Account Details` (`Issuer External Account Details`); webhook
+/// `updateExternalAccount` with the record.
+pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let (types, id) = owner_param(&p, false)?;
+    let record = parse_record(&ctx, &p, types, id.clone())?;
+    owner_exists(&ctx, types, &id).await?;
+    let saved = ctx
+        .transact(async move |ctx, _| {
+            let before = on_file(&ctx, types, &id).await?;
+            let mut after = record.clone();
+            after.created_date.clone_from(&before.rec.created_date);
+            let write = pay::external_put(ctx.client_id(), &after, Some(before.version))?;
+            let event = view_event("updateExternalAccount", &after.view());
+            Ok(Plan::new(vec![write], after).event(event))
+        })
+        .await?;
+    Ok(Reply::ok().with_value(changed_key(types), insert_array(saved.view())))
+}
+
+/// `POST /v3/getExternalAccount`: `accountId` (or `types` = `Issuer` and `issuerId`). The
+/// details travel in `statusDesc` (OBSERVED): `AccountName`, `AccountNickName`,
+/// `AccountNumber`, `AccountRoutingNumber` (base64), `accountType`, `createdDate`,
+/// `updatedDate`. `149` when none is on file.
+pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let (types, id) = owner_param(&p, true)?;
+    owner_exists(&ctx, types, &id).await?;
+    let stored = on_file(&ctx, types, &id).await?;
+    let details =
+        serde_json::to_value(stored.rec.details()).map_err(|e| ApiError::internal_from("external account view", e))?;
+    Ok(Reply::ok().desc_value(details))
+}
+
+/// deleteExternalAccount's record: `accountId` and `Ext_status`, or `issuerId` and `status`
+/// (part 1's webhook payload).
+#[derive(Serialize)]
+struct Deleted<'a> {
+    #[serde(rename = "accountId", skip_serializing_if = "Option::is_none")]
+    account_id: Option<&'a str>,
+    #[serde(rename = "Ext_status", skip_serializing_if = "Option::is_none")]
+    ext_status: Option<&'static str>,
+    #[serde(rename = "issuerId", skip_serializing_if = "Option::is_none")]
+    issuer_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<&'static str>,
+}
+
+/// `POST /v3/deleteExternalAccount`: `types`, `accountId` (or `issuerId`). `149` when none is
+/// on file. Answers `[true, [{accountId, Ext_status: Deleted}]]` under `Account External
+/// Account Details` (issuers: `{issuerId, status}` under `Issuer External Account
+/// Details`); webhook `deleteExternalAccount` with that record. Moves already made keep their
+/// own copy of the numbers.
+pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let (types, id) = owner_param(&p, false)?;
+    owner_exists(&ctx, types, &id).await?;
+    let account = types == Owner::Account;
+    let deleted = Deleted {
+        account_id: Some(id.as_str()).filter(|_| account),
+        ext_status: Some("Deleted").filter(|_| account),
+        issuer_id: Some(id.as_str()).filter(|_| !account),
+        status: Some("Deleted").filter(|_| !account),
+    };
+    let view: Value = serde_json::to_value(&deleted).map_err(|e| ApiError::internal_from("deleted view", e))?;
+    let event = view_event("deleteExternalAccount", &deleted);
+    let owner = id.clone();
+    ctx.transact(async move |ctx, _| {
+        let before = on_file(&ctx, types, &owner).await?;
+        let write = pay::external_delete(ctx.client_id(), &before);
+        Ok(Plan::new(vec![write], ()).event(event.clone()))
+    })
+    .await?;
+    Ok(Reply::ok().with_value(changed_key(types), insert_array(view)))
+}
+
+pub fn routes() -> Routes {
+    Routes::new()
+        .op("createExternalAccount", op!(create))
+        .op("updateExternalAccount", op!(update))
+        .op("getExternalAccount", op!(get))
+        .op("deleteExternalAccount", op!(delete))
+}

@@ -1,0 +1,26 @@
+//! The payments group: external bank accounts, ACH fund moves and the operator's payment
+//! settings. Records live in `shared::model::payments` and `shared::records::payments`,
+//! where custody and escrow read them too. Shapes and decisions: `docs/payments.md`.
+
+mod ach;
+mod external;
+mod settings;
+mod support;
+
+use shared::{Function, Routes};
+
+/// The payments function: this group's routes; it keeps no documents.
+pub const FUNCTION: Function = Function {
+    name: "payments",
+    routes,
+    documents: None,
+    operator: false,
+};
+
+/// Every route of the payments group, its operator endpoints included.
+pub fn routes() -> Routes {
+    Routes::new()
+        .merge(external::routes())
+        .merge(ach::routes())
+        .merge(settings::routes())
+}

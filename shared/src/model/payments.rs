@@ -1,0 +1,531 @@
+//! External bank accounts, ACH fund moves and the client's payment settings: the records and
+//! their views (part 3, "External bank account", "ACH fund move"; shapes designed where it
+//! says "not shown" are in `docs/payments.md`). No store, no `Ctx`.
+
+use base64::Engine;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+use crate::ids::IdKind;
+
+/// ACH reference numbers (`RefNum`): numeric, from 1,000,000.
+pub const FUND_MOVE: IdKind = IdKind::numeric("fundmove", 1_000_000);
+
+/// What an external account belongs to (`types`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Owner {
+    Account,
+    Issuer,
+}
+
+impl Owner {
+    /// `types` as sent (any casing); `106` otherwise.
+    pub fn parse(raw: &str) -> Result<Owner, ApiError> {
+        match raw.trim().to_ascii_lowercase().as_str() {
+            "account" => Ok(Owner::Account),
+            "issuer" => Ok(Owner::Issuer),
+            _ => Err(ApiError::invalid("types", "must be Account or Issuer")),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Owner::Account => "Account",
+            Owner::Issuer => "Issuer",
+        }
+    }
+
+    /// The parameter naming the owner.
+    pub fn id_param(self) -> &'static str {
+        match self {
+            Owner::Account => "accountId",
+            Owner::Issuer => "issuerId",
+        }
+    }
+}
+
+/// An account's or issuer's bank account on file: one per owner.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExternalAccount {
+    pub types: Owner,
+    pub owner_id: String,
+    pub full_name: String,
+    pub nickname: String,
+    /// Nine digits as sent.
+    pub routing_number: String,
+    /// The digits exactly as sent, leading zeros kept.
+    pub account_number: String,
+    pub bank_name: String,
+    /// `Checking` or `Savings`.
+    pub account_type: String,
+    pub created_date: String,
+    pub updated_date: String,
+    pub ip_address: String,
+}
+
+/// Base64 of the digits as stored (part 3: numbers are base64-encoded in responses).
+pub fn b64(digits: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(digits.as_bytes())
+}
+
+/// The record of createExternalAccount, updateExternalAccount and their webhooks, in part 1's
+/// order: the owner's ID under `accountId` or `issuerId`.
+#[derive(Debug, Serialize)]
+pub struct ExternalAccountView<'a> {
+    #[serde(rename = "accountId", skip_serializing_if = "Option::is_none")]
+    pub account_id: Option<&'a str>,
+    #[serde(rename = "issuerId", skip_serializing_if = "Option::is_none")]
+    pub issuer_id: Option<&'a str>,
+    #[serde(rename = "ExtAccountfullname")]
+    pub full_name: &'a str,
+    #[serde(rename = "Extnickname")]
+    pub nickname: &'a str,
+    #[serde(rename = "ExtRoutingnumber")]
+    pub routing_number: String,
+    #[serde(rename = "ExtAccountnumber")]
+    pub account_number: String,
+    pub types: &'static str,
+    #[serde(rename = "accountType")]
+    pub account_type: &'a str,
+}
+
+/// getExternalAccount's details (OBSERVED: inside `statusDesc`).
+#[derive(Debug, Serialize)]
+pub struct ExternalAccountDetails<'a> {
+    #[serde(rename = "AccountName")]
+    pub full_name: &'a str,
+    #[serde(rename = "AccountNickName")]
+    pub nickname: &'a str,
+    #[serde(rename = "AccountNumber")]
+    pub account_number: String,
+    #[serde(rename = "AccountRoutingNumber")]
+    pub routing_number: String,
+    #[serde(rename = "accountType")]
+    pub account_type: &'a str,
+    #[serde(rename = "createdDate")]
+    pub created_date: &'a str,
+    #[serde(rename = "updatedDate")]
+    pub updated_date: &'a str,
+}
+
+impl ExternalAccount {
+    pub fn view(&self) -> ExternalAccountView<'_> {
+        let id = Some(self.owner_id.as_str());
+        ExternalAccountView {
+            account_id: id.filter(|_| self.types == Owner::Account),
+            issuer_id: id.filter(|_| self.types == Owner::Issuer),
+            full_name: &self.full_name,
+            nickname: &self.nickname,
+            routing_number: b64(&self.routing_number),
+            account_number: b64(&self.account_number),
+            types: self.types.name(),
+            account_type: &self.account_type,
+        }
+    }
+
+    pub fn details(&self) -> ExternalAccountDetails<'_> {
+        ExternalAccountDetails {
+            full_name: &self.full_name,
+            nickname: &self.nickname,
+            account_number: b64(&self.account_number),
+            routing_number: b64(&self.routing_number),
+            account_type: &self.account_type,
+            created_date: &self.created_date,
+            updated_date: &self.updated_date,
+        }
+    }
+
+    /// Whether a fund move can debit it: nickname, numbers and holder name all on file
+    /// (part 3, rule 1; `149` otherwise).
+    pub fn usable(&self) -> bool {
+        [
+            &self.nickname,
+            &self.routing_number,
+            &self.account_number,
+            &self.full_name,
+        ]
+        .iter()
+        .all(|v| !v.trim().is_empty())
+    }
+}
+
+/// Part 3's nickname rule: letters, digits, spaces, hyphens, underscores and slashes
+/// (Latin-1 letters included); `106` otherwise.
+pub fn check_nickname(v: &str) -> Result<(), ApiError> {
+    let allowed = |c: char| c.is_alphanumeric() && (c as u32) < 0x100 || matches!(c, ' ' | '-' | '_' | '/');
+    if v.chars().all(allowed) {
+        Ok(())
+    } else {
+        Err(ApiError::invalid(
+            "Extnickname",
+            "letters, digits, spaces, hyphens, underscores and slashes only",
+        ))
+    }
+}
+
+/// An account or routing number parameter: digits only (part 3: "integer"), kept exactly
+/// as sent; `106` otherwise.
+pub fn digits(name: &str, v: &str) -> Result<String, ApiError> {
+    let t = v.trim();
+    if t.is_empty() || t.len() > 34 || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ApiError::invalid(name, "digits only"));
+    }
+    Ok(t.to_owned())
+}
+
+/// The ABA rule of a routing number: nine digits (`207` otherwise) whose weighted sum
+/// 3-7-1 is a multiple of ten (`215` otherwise).
+pub fn check_aba(routing: &str) -> Result<(), ApiError> {
+    let d: Vec<u32> = routing.chars().filter_map(|c| c.to_digit(10)).collect();
+    if d.len() != 9 || routing.len() != 9 {
+        return Err(ApiError::coded("207", "Routing number must be a nine-digit ABA number"));
+    }
+    let sum: u32 = d.iter().zip([3, 7, 1].iter().cycle()).map(|(a, w)| a * w).sum();
+    if !sum.is_multiple_of(10) {
+        return Err(ApiError::coded("215", "Routing number is not a valid ABA number"));
+    }
+    Ok(())
+}
+
+/// A fund-move amount: a plain decimal with at most two places, above zero (`732`
+/// otherwise; part 3: no scientific notation).
+pub fn fund_amount(v: &str) -> Result<Decimal, ApiError> {
+    let t = v.trim();
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let bad = || ApiError::coded("732", "Amount is not in a valid format");
+    if int.is_empty() || !digits(int) || !digits(frac) || frac.len() > 2 || (t.contains('.') && frac.is_empty()) {
+        return Err(bad());
+    }
+    let amount: Decimal = t.parse().map_err(|_| bad())?;
+    if amount <= Decimal::ZERO {
+        return Err(bad());
+    }
+    Ok(amount.round_dp(2))
+}
+
+/// An amount as the fund-move reads show it: two places.
+pub fn money(d: Decimal) -> String {
+    let mut d = d.round_dp(2);
+    d.rescale(2);
+    d.to_string()
+}
+
+/// `fundStatus` of an ACH fund move (part 3's state table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FundStatus {
+    Pending,
+    Submitted,
+    Settled,
+    Returned,
+    Voided,
+    Declined,
+}
+
+impl FundStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            FundStatus::Pending => "Pending",
+            FundStatus::Submitted => "Submitted",
+            FundStatus::Settled => "Settled",
+            FundStatus::Returned => "Returned",
+            FundStatus::Voided => "Voided",
+            FundStatus::Declined => "Declined",
+        }
+    }
+
+    /// Whether the trade counts as funded or being funded: a new move is refused (`150`
+    /// while `Pending`, `210` once `Submitted` or `Settled`).
+    pub fn holds_trade(self) -> bool {
+        matches!(self, FundStatus::Pending | FundStatus::Submitted | FundStatus::Settled)
+    }
+}
+
+/// `150` or `210`: the trade already has a fund move in `status`.
+pub fn already_funding(status: FundStatus) -> ApiError {
+    match status {
+        FundStatus::Pending => crate::model::trade::ach_pending(),
+        _ => ApiError::coded("210", "ACH request already sent this trade."),
+    }
+}
+
+/// An ACH fund move (a debit for a trade, or a refund credited back).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FundMove {
+    pub ref_num: String,
+    pub account_id: String,
+    pub trade_id: String,
+    pub offering_id: String,
+    /// `debit`, or `refund` (CONTRACT, "Refunds").
+    pub kind: String,
+    pub amount: Decimal,
+    pub fund_status: FundStatus,
+    /// `Pending` or `Approved`: `Approved` once submitted, or when the client approves a
+    /// `Pending` move (updateExternalFundMoveApprovedStatus).
+    pub transaction_status: String,
+    /// The return or decline reason (`R01 - Insufficient funds`); empty otherwise.
+    pub errors: String,
+    pub description: String,
+    pub bank_name: String,
+    pub account_fullname: String,
+    pub account_number: String,
+    pub routing_number: String,
+    pub created_date: String,
+    pub updated_date: String,
+    pub created_ip: String,
+}
+
+/// externalFundMove's `TradeFinancialDetails` element.
+#[derive(Debug, Serialize)]
+pub struct FundMoveCreated<'a> {
+    #[serde(rename = "accountId")]
+    pub account_id: &'a str,
+    #[serde(rename = "tradeId")]
+    pub trade_id: &'a str,
+    #[serde(rename = "offeringId")]
+    pub offering_id: &'a str,
+    #[serde(rename = "totalAmount")]
+    pub total_amount: String,
+    #[serde(rename = "RefNum")]
+    pub ref_num: &'a str,
+    #[serde(rename = "fundStatus")]
+    pub fund_status: &'static str,
+    pub transactionstatus: &'a str,
+    pub notes: &'a str,
+}
+
+/// A fund move as the reads list it (getExternalFundMove, getExternalFundMoveHistory,
+/// getAchPendingId): OBSERVED's fields.
+#[derive(Debug, Serialize)]
+pub struct FundMoveView<'a> {
+    #[serde(rename = "accountId")]
+    pub account_id: &'a str,
+    #[serde(rename = "tradeId")]
+    pub trade_id: &'a str,
+    #[serde(rename = "offeringId")]
+    pub offering_id: &'a str,
+    #[serde(rename = "Bankname")]
+    pub bank_name: &'a str,
+    #[serde(rename = "totalAmount")]
+    pub total_amount: String,
+    #[serde(rename = "Accountnumber")]
+    pub account_number: String,
+    #[serde(rename = "Routingnumber")]
+    pub routing_number: String,
+    #[serde(rename = "RefNum")]
+    pub ref_num: &'a str,
+    #[serde(rename = "Accountfullname")]
+    pub account_fullname: &'a str,
+    pub transactionstatus: &'a str,
+    #[serde(rename = "routingNumberStatus")]
+    pub routing_number_status: &'static str,
+    #[serde(rename = "fundStatus")]
+    pub fund_status: &'static str,
+    pub errors: &'a str,
+    #[serde(rename = "type")]
+    pub kind: &'a str,
+    #[serde(rename = "createdDate")]
+    pub created_date: &'a str,
+}
+
+/// A pending fund move as getAchPendingId lists it.
+#[derive(Debug, Serialize)]
+pub struct PendingView<'a> {
+    #[serde(rename = "accountId")]
+    pub account_id: &'a str,
+    #[serde(rename = "tradeId")]
+    pub trade_id: &'a str,
+    #[serde(rename = "offeringId")]
+    pub offering_id: &'a str,
+    #[serde(rename = "Bankname")]
+    pub bank_name: &'a str,
+    #[serde(rename = "totalAmount")]
+    pub total_amount: String,
+    #[serde(rename = "Accountnumber")]
+    pub account_number: String,
+    #[serde(rename = "Routingnumber")]
+    pub routing_number: String,
+    #[serde(rename = "Accountfullname")]
+    pub account_fullname: &'a str,
+    pub transactionstatus: &'a str,
+    #[serde(rename = "routingNumberStatus")]
+    pub routing_number_status: &'static str,
+    #[serde(rename = "fundStatus")]
+    pub fund_status: &'static str,
+    #[serde(rename = "createdDate")]
+    pub created_date: &'a str,
+}
+
+/// The `updateExternalFundMoveStatus` webhook (part 1's payload).
+#[derive(Debug, Serialize)]
+pub struct FundMoveStatusEvent<'a> {
+    #[serde(rename = "accountId")]
+    pub account_id: &'a str,
+    #[serde(rename = "tradeId")]
+    pub trade_id: &'a str,
+    pub transactionstatus: &'a str,
+    #[serde(rename = "fundStatus")]
+    pub fund_status: &'static str,
+    #[serde(rename = "RefNum")]
+    pub ref_num: &'a str,
+    pub errors: &'a str,
+}
+
+/// The `externalFundMove` webhook (part 1: `tradeId`, `RefNum`).
+#[derive(Debug, Serialize)]
+pub struct FundMoveEvent<'a> {
+    #[serde(rename = "tradeId")]
+    pub trade_id: &'a str,
+    #[serde(rename = "RefNum")]
+    pub ref_num: &'a str,
+}
+
+impl FundMove {
+    pub fn created_view(&self) -> FundMoveCreated<'_> {
+        FundMoveCreated {
+            account_id: &self.account_id,
+            trade_id: &self.trade_id,
+            offering_id: &self.offering_id,
+            total_amount: money(self.amount),
+            ref_num: &self.ref_num,
+            fund_status: self.fund_status.name(),
+            transactionstatus: &self.transaction_status,
+            notes: &self.description,
+        }
+    }
+
+    pub fn view(&self) -> FundMoveView<'_> {
+        FundMoveView {
+            account_id: &self.account_id,
+            trade_id: &self.trade_id,
+            offering_id: &self.offering_id,
+            bank_name: &self.bank_name,
+            total_amount: money(self.amount),
+            account_number: b64(&self.account_number),
+            routing_number: b64(&self.routing_number),
+            ref_num: &self.ref_num,
+            account_fullname: &self.account_fullname,
+            transactionstatus: &self.transaction_status,
+            routing_number_status: "Verified",
+            fund_status: self.fund_status.name(),
+            errors: &self.errors,
+            kind: &self.kind,
+            created_date: &self.created_date,
+        }
+    }
+
+    /// The move in `status`: `transactionstatus` becomes `Approved` once it leaves `Pending`.
+    pub fn moved(&self, status: FundStatus, errors: &str, now: &str) -> FundMove {
+        let mut after = self.clone();
+        after.fund_status = status;
+        if status != FundStatus::Pending && status != FundStatus::Voided {
+            after.transaction_status = "Approved".into();
+        }
+        after.errors = errors.to_owned();
+        after.updated_date = now.to_owned();
+        after
+    }
+
+    /// getAchPendingId's record (part 3, "ACH fund move": the pending-list fields).
+    pub fn pending_view(&self) -> PendingView<'_> {
+        PendingView {
+            account_id: &self.account_id,
+            trade_id: &self.trade_id,
+            offering_id: &self.offering_id,
+            bank_name: &self.bank_name,
+            total_amount: money(self.amount),
+            account_number: b64(&self.account_number),
+            routing_number: b64(&self.routing_number),
+            account_fullname: &self.account_fullname,
+            transactionstatus: &self.transaction_status,
+            routing_number_status: "Verified",
+            fund_status: self.fund_status.name(),
+            created_date: &self.created_date,
+        }
+    }
+
+    pub fn status_event(&self) -> FundMoveStatusEvent<'_> {
+        FundMoveStatusEvent {
+            account_id: &self.account_id,
+            trade_id: &self.trade_id,
+            transactionstatus: &self.transaction_status,
+            fund_status: self.fund_status.name(),
+            ref_num: &self.ref_num,
+            errors: &self.errors,
+        }
+    }
+}
+
+/// The sandbox nicknames of part 3 that settle or return a fund move inside the call.
+pub const SANDBOX_SETTLED: &str = "Test ACH Settled";
+pub const SANDBOX_R01: &str = "Test ACH R01";
+pub const R01: &str = "R01 - Insufficient funds";
+
+/// A client's payment settings (CONTRACT: sandbox providers, 100,000.00 ACH, 5,000.00
+/// card, 100,000.00 custody risk limit until the operator changes them).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentSettings {
+    pub ach_provider: Option<String>,
+    pub card_provider: Option<String>,
+    pub max_single_ach: Decimal,
+    pub card_limit: Decimal,
+    pub custody_risk_limit: Decimal,
+}
+
+impl Default for PaymentSettings {
+    fn default() -> Self {
+        PaymentSettings {
+            ach_provider: Some("sandbox".into()),
+            card_provider: Some("sandbox".into()),
+            max_single_ach: Decimal::new(10_000_000, 2),
+            card_limit: Decimal::new(500_000, 2),
+            custody_risk_limit: Decimal::new(10_000_000, 2),
+        }
+    }
+}
+
+/// `211`: no payment provider of the kind is configured for the client.
+pub fn no_provider() -> ApiError {
+    ApiError::coded("211", "No supported payment provider is configured for this client")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aba_numbers() {
+        assert!(check_aba("021000021").is_ok());
+        assert!(check_aba("011000015").is_ok());
+        assert_eq!(check_aba("021000022").unwrap_err().code(), "215");
+        assert_eq!(check_aba("02100002").unwrap_err().code(), "207");
+        assert_eq!(check_aba("0210000210").unwrap_err().code(), "207");
+    }
+
+    #[test]
+    fn amounts() {
+        assert_eq!(fund_amount("10").unwrap(), Decimal::new(10, 0));
+        assert_eq!(money(fund_amount("10.5").unwrap()), "10.50");
+        assert_eq!(money(fund_amount(" 0.01 ").unwrap()), "0.01");
+        for bad in ["1e3", "1.234", "-5", "0", "0.00", "", "1.", ".5", "1,000", "abc", "NaN"] {
+            assert_eq!(fund_amount(bad).unwrap_err().code(), "732", "{bad}");
+        }
+    }
+
+    #[test]
+    fn nicknames_and_digits() {
+        for ok in ["Test ACH Settled", "My_acct-1/2", "Café"] {
+            assert!(check_nickname(ok).is_ok(), "{ok}");
+        }
+        for bad in ["a.b", "a`b", "a,b", "Łódź", "a'b"] {
+            assert!(check_nickname(bad).is_err(), "{bad}");
+        }
+        assert_eq!(digits("n", " 000123 ").unwrap(), "000123");
+        assert!(digits("n", "12a").is_err());
+        assert_eq!(b64("000123"), "MDAwMTIz");
+    }
+}

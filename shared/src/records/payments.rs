@@ -1,0 +1,187 @@
+//! Where payments live, read by the payments group and (later) custody and escrow:
+//!
+//! - an external account: `{client}#EXTACCT` / `{types}#{ownerId}`, versioned;
+//! - a fund move: `{client}#FUNDMOVE` / RefNum, versioned; `gsi2` lists an account's moves
+//!   (`{client}#ACH#{accountId}`), and `gsi1` holds it only while `Pending`
+//!   (`ACHDUE`), so the batch reads exactly the moves it submits;
+//! - the fund-once marker: `{client}#TRADEFUND` / tradeId, with the `RefNum` of the move that
+//!   holds the trade (`Pending`, `Submitted` or `Settled`), put only if absent;
+//! - the pending-ACH marker of the trade operations (`records::trade::pending_ach_*`);
+//! - the client's payment settings and its accounts blocked for ACH.
+
+use crate::error::ApiError;
+use crate::ids::sortable;
+use crate::model::payments::{ExternalAccount, FundMove, FundStatus, Owner, PaymentSettings};
+use crate::records::{decode, Stored};
+use crate::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Store, Val, Write};
+
+fn json_item<T: serde::Serialize>(key: Key, rec: &T, version: i64) -> Result<Item, ApiError> {
+    let mut item = key.item();
+    let json =
+        serde_json::to_string(rec).map_err(|e| ApiError::internal_from("payment record does not serialize", e))?;
+    item.insert("d".into(), Val::S(json));
+    item.insert("v".into(), Val::from(version));
+    Ok(item)
+}
+
+/// The put of a versioned record: new (`before` none) or over the version read.
+fn versioned_put(item: Item, before: Option<i64>) -> Write {
+    let cond = match before {
+        None => Cond::NotExists,
+        Some(v) => Cond::Cmp("v".into(), CmpOp::Eq, Val::from(v)),
+    };
+    Write::Put { item, cond: Some(cond) }
+}
+
+async fn get_json<T: serde::de::DeserializeOwned>(store: &dyn Store, key: &Key) -> Result<Option<Stored<T>>, ApiError> {
+    match store.get(key).await? {
+        Some(item) => decode(&item, "corrupt payment record").map(Some),
+        None => Ok(None),
+    }
+}
+
+// ---------------------------------------------------------------- external accounts
+
+pub fn external_key(client: &str, types: Owner, owner: &str) -> Key {
+    Key::new(format!("{client}#EXTACCT"), format!("{}#{owner}", types.name()))
+}
+
+pub async fn external(
+    store: &dyn Store,
+    client: &str,
+    types: Owner,
+    owner: &str,
+) -> Result<Option<Stored<ExternalAccount>>, ApiError> {
+    get_json(store, &external_key(client, types, owner)).await
+}
+
+/// Writes `after` as new (`before` none: fails if one exists) or over the version read.
+pub fn external_put(client: &str, after: &ExternalAccount, before: Option<i64>) -> Result<Write, ApiError> {
+    let key = external_key(client, after.types, &after.owner_id);
+    let item = json_item(key, after, before.map_or(1, |v| v + 1))?;
+    Ok(versioned_put(item, before))
+}
+
+pub fn external_delete(client: &str, before: &Stored<ExternalAccount>) -> Write {
+    Write::Delete {
+        key: external_key(client, before.rec.types, &before.rec.owner_id),
+        cond: Some(Cond::Cmp("v".into(), CmpOp::Eq, Val::from(before.version))),
+    }
+}
+
+// ---------------------------------------------------------------- fund moves
+
+pub fn move_key(client: &str, ref_num: &str) -> Key {
+    Key::new(format!("{client}#FUNDMOVE"), sortable(ref_num))
+}
+
+fn account_moves_pk(client: &str, account: &str) -> String {
+    format!("{client}#ACH#{account}")
+}
+
+/// The index partition of the moves the batch submits.
+pub const DUE: &str = "ACHDUE";
+
+/// Writes `after` as new (`before` none) or over the version read, with its index keys.
+pub fn move_put(client: &str, after: &FundMove, before: Option<i64>) -> Result<Write, ApiError> {
+    let mut item = json_item(move_key(client, &after.ref_num), after, before.map_or(1, |v| v + 1))?;
+    item.insert("gsi2pk".into(), Val::S(account_moves_pk(client, &after.account_id)));
+    item.insert("gsi2sk".into(), Val::S(sortable(&after.ref_num)));
+    if after.fund_status == FundStatus::Pending {
+        item.insert("gsi1pk".into(), Val::S(DUE.into()));
+        item.insert(
+            "gsi1sk".into(),
+            Val::S(format!("{}#{client}#{}", after.created_date, sortable(&after.ref_num))),
+        );
+    }
+    Ok(versioned_put(item, before))
+}
+
+/// A fund move of the client by `RefNum`.
+pub async fn fund_move(store: &dyn Store, client: &str, ref_num: &str) -> Result<Option<Stored<FundMove>>, ApiError> {
+    get_json(store, &move_key(client, ref_num)).await
+}
+
+/// An account's fund moves, oldest first (one query per page of 500).
+pub async fn account_moves(store: &dyn Store, client: &str, account: &str) -> Result<Vec<FundMove>, ApiError> {
+    let mut q = Query::new(Index::Gsi2, account_moves_pk(client, account));
+    q.sk = SkRange::All;
+    q.forward = true;
+    q.limit = 500;
+    crate::records::query_all(store, q)
+        .await?
+        .iter()
+        .map(|item| decode(item, "corrupt fund move").map(|s: Stored<FundMove>| s.rec))
+        .collect()
+}
+
+// ---------------------------------------------------------------- the fund-once marker
+
+pub fn funding_key(client: &str, trade_id: &str) -> Key {
+    Key::new(format!("{client}#TRADEFUND"), trade_id)
+}
+
+/// The `RefNum` of the move that holds the trade, if any.
+pub async fn funding(store: &dyn Store, client: &str, trade_id: &str) -> Result<Option<String>, ApiError> {
+    let item = store.get(&funding_key(client, trade_id)).await?;
+    Ok(item.and_then(|i| i.get("RefNum").and_then(Val::as_str).map(str::to_owned)))
+}
+
+/// Marks the trade held by move `ref_num`; fails when another move holds it.
+pub fn funding_put(client: &str, trade_id: &str, ref_num: &str) -> Write {
+    let mut item = funding_key(client, trade_id).item();
+    item.insert("RefNum".into(), Val::S(ref_num.to_owned()));
+    Write::Put {
+        item,
+        cond: Some(Cond::NotExists),
+    }
+}
+
+/// Frees the trade for a new move (the move holding it was returned, voided or declined).
+pub fn funding_clear(client: &str, trade_id: &str) -> Write {
+    Write::Delete {
+        key: funding_key(client, trade_id),
+        cond: None,
+    }
+}
+
+// ---------------------------------------------------------------- settings and blocks
+
+pub fn settings_key(client: &str) -> Key {
+    Key::new(format!("{client}#PAYSET"), "SETTINGS")
+}
+
+/// The client's payment settings (CONTRACT's defaults until the operator sets them) and
+/// the version they were read at (`None`: never set).
+pub async fn settings(store: &dyn Store, client: &str) -> Result<(PaymentSettings, Option<i64>), ApiError> {
+    Ok(match get_json::<PaymentSettings>(store, &settings_key(client)).await? {
+        Some(s) => (s.rec, Some(s.version)),
+        None => (PaymentSettings::default(), None),
+    })
+}
+
+pub fn settings_put(client: &str, after: &PaymentSettings, before: Option<i64>) -> Result<Write, ApiError> {
+    let item = json_item(settings_key(client), after, before.map_or(1, |v| v + 1))?;
+    Ok(versioned_put(item, before))
+}
+
+pub fn ach_block_key(client: &str, account: &str) -> Key {
+    Key::new(format!("{client}#ACHBLOCK"), account)
+}
+
+pub async fn ach_blocked(store: &dyn Store, client: &str, account: &str) -> Result<bool, ApiError> {
+    Ok(store.get(&ach_block_key(client, account)).await?.is_some())
+}
+
+/// Blocks (or unblocks) the account for ACH.
+pub fn ach_block_write(client: &str, account: &str, blocked: bool) -> Write {
+    let key = ach_block_key(client, account);
+    if blocked {
+        Write::Put {
+            item: key.item(),
+            cond: None,
+        }
+    } else {
+        Write::Delete { key, cond: None }
+    }
+}

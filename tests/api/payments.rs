@@ -1,0 +1,529 @@
+//! Payments: external bank accounts (create, update, get, delete, one per owner), ACH fund
+//! moves with every rule of part 3 in CONTRACT's order, voids, the reads, the sandbox
+//! nicknames that settle or return inside the call, the operator's payment settings and ACH
+//! block, and one fund move per trade under 20 concurrent calls. Webhooks are checked at a
+//! real listener; every refusal writes nothing. Each case runs on both backends.
+
+use api_tests::{both, Listener, Resp, TestApp};
+use http::Method;
+use serde_json::{json, Value};
+
+use crate::fixtures::create_account;
+use crate::trades::{investor, offering};
+
+/// A valid ABA routing number (its 3-7-1 check digit holds).
+const ROUTING: &str = "021000021";
+
+#[track_caller]
+fn code(r: &Resp, expected: &str) {
+    assert_eq!(r.code(), expected, "{:?}", r.json);
+}
+
+async fn hook(t: &TestApp, method: &str) -> Listener {
+    let l = Listener::start(200).await;
+    t.register_webhook(method, &[&l.url]).await;
+    l
+}
+
+fn external<'a>(account: &'a str, nickname: &'a str) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("types", "Account"),
+        ("accountId", account),
+        ("ExtAccountfullname", "Ada Stone"),
+        ("Extnickname", nickname),
+        ("ExtRoutingnumber", ROUTING),
+        ("ExtAccountnumber", "000123456789"),
+        ("ExtBankname", "First Bank"),
+    ]
+}
+
+/// A `CREATED` trade of 5 units at 10.00 (`transactionType`), on a fresh investor and
+/// offering: (accountId, offeringId, tradeId).
+async fn trade_of_type(t: &TestApp, transaction_type: &str) -> (String, String, String) {
+    let (account, _) = investor(t).await;
+    let o = offering(t, "1000").await;
+    let r = t
+        .post(
+            "createTrade",
+            &[
+                ("accountId", &account),
+                ("offeringId", &o),
+                ("transactionType", transaction_type),
+                ("transactionUnits", "5"),
+            ],
+        )
+        .await;
+    code(&r, "101");
+    let id = r.inserted("purchaseDetails")["tradeId"].as_str().unwrap().to_owned();
+    (account, o, id)
+}
+
+/// An ACH trade whose account has an external account nicknamed `nickname`.
+async fn funded_setup(t: &TestApp, nickname: &str) -> (String, String, String) {
+    let (a, o, id) = trade_of_type(t, "ACH").await;
+    code(&t.post("createExternalAccount", &external(&a, nickname)).await, "101");
+    (a, o, id)
+}
+
+fn move_params<'a>(a: &'a str, o: &'a str, id: &'a str, amount: &'a str) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("accountId", a),
+        ("offeringId", o),
+        ("tradeId", id),
+        ("amount", amount),
+        ("description", "Subscription"),
+        ("checkNumber", id),
+    ]
+}
+
+async fn fund(t: &TestApp, a: &str, o: &str, id: &str, amount: &str) -> Resp {
+    t.post("externalFundMove", &move_params(a, o, id, amount)).await
+}
+
+async fn trade_status(t: &TestApp, id: &str) -> String {
+    let r = t.post("getTradeStatus", &[("tradeId", id)]).await;
+    code(&r, "101");
+    r.json["tradeDetails"][0]["orderStatus"].as_str().unwrap().to_owned()
+}
+
+async fn settings(t: &TestApp, body: Value) {
+    let path = format!("/operator/clients/{}/payment-settings", t.client_id);
+    let r = t.operator(Method::PUT, &path, body).await;
+    assert_eq!(r.status, 200, "{:?}", r.json);
+}
+
+both!(external_accounts_round_trip, |t: TestApp| async move {
+    let mut created = hook(&t, "createExternalAccount").await;
+    let mut updated = hook(&t, "updateExternalAccount").await;
+    let mut deleted = hook(&t, "deleteExternalAccount").await;
+    let a = create_account(&t).await;
+    let r = t.post("createExternalAccount", &external(&a, "Main checking")).await;
+    code(&r, "101");
+    let record = json!({
+        "accountId": a, "ExtAccountfullname": "Ada Stone", "Extnickname": "Main checking",
+        "ExtRoutingnumber": "MDIxMDAwMDIx", "ExtAccountnumber": "MDAwMTIzNDU2Nzg5",
+        "types": "Account", "accountType": "Checking"
+    });
+    assert_eq!(r.json["External Account Details"], json!([true, [record.clone()]]));
+    let got = created.next(5).await.expect("createExternalAccount webhook");
+    let expected: Vec<(String, String)> = record
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
+        .collect();
+    assert_eq!(got.pairs(), expected);
+    // One per account.
+    code(&t.post("createExternalAccount", &external(&a, "Second")).await, "116");
+
+    let r = t.post("getExternalAccount", &[("accountId", &a)]).await;
+    code(&r, "101");
+    let d = &r.json["statusDesc"];
+    assert_eq!(
+        (
+            &d["AccountName"],
+            &d["AccountNickName"],
+            &d["AccountNumber"],
+            &d["AccountRoutingNumber"],
+            &d["accountType"]
+        ),
+        (
+            &json!("Ada Stone"),
+            &json!("Main checking"),
+            &json!("MDAwMTIzNDU2Nzg5"),
+            &json!("MDIxMDAwMDIx"),
+            &json!("Checking")
+        )
+    );
+
+    let mut change = external(&a, "Test ACH Settled");
+    change.push(("accountType", "savings"));
+    let r = t.post("updateExternalAccount", &change).await;
+    code(&r, "101");
+    let after = &r.json["Account External Account Details"][1][0];
+    assert_eq!(
+        (&after["Extnickname"], &after["accountType"]),
+        (&json!("Test ACH Settled"), &json!("Savings"))
+    );
+    assert_eq!(
+        updated.next(5).await.expect("update webhook").pairs()[2].1,
+        "Test ACH Settled"
+    );
+
+    let r = t
+        .post("deleteExternalAccount", &[("types", "Account"), ("accountId", &a)])
+        .await;
+    code(&r, "101");
+    assert_eq!(
+        r.json["Account External Account Details"],
+        json!([true, [{"accountId": a, "Ext_status": "Deleted"}]])
+    );
+    let got = deleted.next(5).await.expect("delete webhook");
+    assert_eq!(
+        got.pairs(),
+        [
+            ("accountId".to_owned(), a.clone()),
+            ("Ext_status".into(), "Deleted".into())
+        ]
+    );
+    code(&t.post("getExternalAccount", &[("accountId", &a)]).await, "149");
+    code(
+        &t.post("deleteExternalAccount", &[("types", "Account"), ("accountId", &a)])
+            .await,
+        "149",
+    );
+    code(&t.post("updateExternalAccount", &external(&a, "x")).await, "149");
+    // Created again once deleted.
+    code(&t.post("createExternalAccount", &external(&a, "Again")).await, "101");
+
+    // An issuer's, under its own key.
+    let r = t.put("createIssuer", crate::fixtures::ISSUER).await;
+    let issuer = r.inserted("issuerDetails")["issuerId"].as_str().unwrap().to_owned();
+    let mut params = external(&a, "Operating");
+    params.retain(|(k, _)| *k != "accountId" && *k != "types");
+    params.extend([("types", "Issuer"), ("issuerId", issuer.as_str())]);
+    let r = t.post("createExternalAccount", &params).await;
+    code(&r, "101");
+    assert_eq!(
+        r.json["Issuer External Account Details"][1][0]["issuerId"],
+        issuer.as_str()
+    );
+    let r = t
+        .post("getExternalAccount", &[("types", "Issuer"), ("issuerId", &issuer)])
+        .await;
+    assert_eq!(r.json["statusDesc"]["AccountNickName"], "Operating");
+});
+
+both!(external_account_refusals_write_nothing, |t: TestApp| async move {
+    let a = create_account(&t).await;
+    let other = t.new_client(json!({"scopes": ["*"]})).await;
+    let theirs = crate::fixtures::create_account_as(&t, &other, &[]).await;
+    let swap = |k: &'static str, v: &'static str| {
+        let mut p = external("A-PLACEHOLDER", "Main");
+        p.retain(|(name, _)| *name != k);
+        p.push((k, v));
+        p
+    };
+    let cases: Vec<(Vec<(&str, &str)>, &str)> = vec![
+        (swap("types", "Savings"), "106"),
+        (swap("Extnickname", "a.b"), "106"),
+        (swap("Extnickname", "Łódź"), "106"),
+        (swap("ExtRoutingnumber", "12345678"), "106"),
+        (swap("ExtRoutingnumber", "02100002x"), "106"),
+        (swap("ExtAccountnumber", "12-34"), "106"),
+        (swap("accountType", "Brokerage"), "106"),
+        (swap("ExtAccountfullname", ""), "106"),
+    ];
+    for (params, expected) in cases {
+        let params: Vec<(&str, &str)> = params
+            .into_iter()
+            .map(|(k, v)| (k, if v == "A-PLACEHOLDER" { a.as_str() } else { v }))
+            .collect();
+        code(&t.post("createExternalAccount", &params).await, expected);
+    }
+    code(
+        &t.post("createExternalAccount", &external("A9999999", "Main")).await,
+        "148",
+    );
+    code(
+        &t.post("createExternalAccount", &external(&theirs, "Main")).await,
+        "148",
+    );
+    let mut issuer = external(&a, "Main");
+    issuer.retain(|(k, _)| *k != "types" && *k != "accountId");
+    issuer.extend([("types", "Issuer"), ("issuerId", "999999")]);
+    code(&t.post("createExternalAccount", &issuer).await, "136");
+    code(&t.post("getExternalAccount", &[("accountId", &a)]).await, "149");
+});
+
+both!(fund_moves_follow_every_rule_in_order, |t: TestApp| async move {
+    let mut moves = hook(&t, "externalFundMove").await;
+    let (a, o, id) = trade_of_type(&t, "ACH").await;
+    // Parameters first (106, 732), then existence (148, 138, 188), then the rules.
+    let mut no_check = move_params(&a, &o, &id, "50");
+    no_check.retain(|(k, _)| *k != "checkNumber");
+    code(&t.post("externalFundMove", &no_check).await, "106");
+    for bad in ["1e3", "10.001", "-5", "ten"] {
+        code(&fund(&t, &a, &o, &id, bad).await, "732");
+    }
+    code(&fund(&t, "A9999999", &o, &id, "50").await, "148");
+    code(&fund(&t, &a, "999999", &id, "50").await, "138");
+    code(&fund(&t, &a, &o, "999999", "50").await, "188");
+    // A trade whose account lost its primary party since.
+    let la = create_account(&t).await;
+    let party = crate::fixtures::create_party(&t).await;
+    let r = crate::fixtures::link(&t, &la, "IndivACParty", &party, "1").await;
+    let link_id = r.inserted("linkDetails")["id"].as_str().unwrap().to_owned();
+    let trade = [
+        ("accountId", la.as_str()),
+        ("offeringId", o.as_str()),
+        ("transactionType", "ACH"),
+        ("transactionUnits", "1"),
+    ];
+    let r = t.post("createTrade", &trade).await;
+    let lone = r.inserted("purchaseDetails")["tradeId"].as_str().unwrap().to_owned();
+    code(&t.post("deleteLink", &[("id", &link_id)]).await, "101");
+    code(&fund(&t, &la, &o, &lone, "10").await, "135");
+    let (wa, wo, wire) = trade_of_type(&t, "WIRE").await;
+    code(&fund(&t, &wa, &wo, &wire, "50").await, "194");
+    code(&fund(&t, &a, &o, &id, "50").await, "149");
+    code(&t.post("createExternalAccount", &external(&a, "Main")).await, "101");
+
+    let block = format!("/operator/clients/{}/accounts/{a}/ach", t.client_id);
+    assert_eq!(
+        t.operator(Method::PUT, &block, json!({"blocked": true})).await.status,
+        200
+    );
+    code(&fund(&t, &a, &o, &id, "50").await, "773");
+    assert_eq!(
+        t.operator(Method::PUT, &block, json!({"blocked": false})).await.status,
+        200
+    );
+
+    let mut bad_routing = external(&a, "Main");
+    bad_routing.retain(|(k, _)| *k != "ExtRoutingnumber");
+    bad_routing.push(("ExtRoutingnumber", "021000022"));
+    code(&t.post("updateExternalAccount", &bad_routing).await, "101");
+    code(&fund(&t, &a, &o, &id, "50").await, "215");
+    code(&t.post("updateExternalAccount", &external(&a, "Main")).await, "101");
+
+    settings(&t, json!({"maxSingleAch": "40.00"})).await;
+    code(&fund(&t, &a, &o, &id, "50").await, "234");
+    settings(&t, json!({"maxSingleAch": "100000.00", "achProvider": null})).await;
+    code(&fund(&t, &a, &o, &id, "50").await, "211");
+    settings(&t, json!({"achProvider": "sandbox"})).await;
+    // The trade total is 50.00: up to 7 % more is accepted.
+    code(&fund(&t, &a, &o, &id, "53.51").await, "721");
+    let r = t.post("getAchPendingId", &[("accountId", &a)]).await;
+    code(&r, "212");
+    assert!(
+        r.json.get("investorExternalAccountDetails").is_none(),
+        "no array with 212"
+    );
+    assert!(moves.next(1).await.is_none(), "no refusal fired a webhook");
+
+    let r = fund(&t, &a, &o, &id, "53.50").await;
+    code(&r, "101");
+    let m = &r.json["TradeFinancialDetails"][0];
+    let ref_num = m["RefNum"].as_str().unwrap().to_owned();
+    assert_eq!(
+        m,
+        &json!({"accountId": a, "tradeId": id, "offeringId": o, "totalAmount": "53.50", "RefNum": ref_num,
+                "fundStatus": "Pending", "transactionstatus": "Pending", "notes": "Subscription"})
+    );
+    let got = moves.next(5).await.expect("externalFundMove webhook");
+    assert_eq!(
+        got.pairs(),
+        [("tradeId".to_owned(), id.clone()), ("RefNum".into(), ref_num.clone())]
+    );
+    code(&fund(&t, &a, &o, &id, "50").await, "150");
+    // The trade operations see the pending move.
+    code(
+        &t.post("deleteTrade", &[("accountId", &a), ("tradeId", &id)]).await,
+        "150",
+    );
+
+    let r = t.post("getAchPendingId", &[("accountId", &a)]).await;
+    code(&r, "101");
+    let pending = &r.json["investorExternalAccountDetails"][0];
+    let keys: Vec<&str> = pending.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "accountId",
+            "tradeId",
+            "offeringId",
+            "Bankname",
+            "totalAmount",
+            "Accountnumber",
+            "Routingnumber",
+            "Accountfullname",
+            "transactionstatus",
+            "routingNumberStatus",
+            "fundStatus",
+            "createdDate"
+        ]
+    );
+    let r = t
+        .post("getExternalFundMove", &[("accountId", &a), ("RefNum", &ref_num)])
+        .await;
+    code(&r, "101");
+    assert_eq!(
+        r.json["investorExternalAccountDetails"][0]["Accountnumber"],
+        "MDAwMTIzNDU2Nzg5"
+    );
+    code(
+        &t.post("getExternalFundMove", &[("accountId", &a), ("RefNum", "1")])
+            .await,
+        "212",
+    );
+    let r = t
+        .post("getExternalFundMoveInfo", &[("accountId", &a), ("RefNum", &ref_num)])
+        .await;
+    code(&r, "101");
+    assert_eq!(
+        r.json["investorExternalAccountDetails"],
+        json!({"fundStatus": "Pending", "error": ""})
+    );
+    assert_eq!(r.json["ACHDetails"]["issueName"], "Acme Series A");
+
+    // A client approves the transaction; fundStatus and the trade stay.
+    let approve = [
+        ("accountId", a.as_str()),
+        ("RefNum", ref_num.as_str()),
+        ("transactionstatus", "Approved"),
+    ];
+    let r = t.post("updateExternalFundMoveApprovedStatus", &approve).await;
+    code(&r, "101");
+    let after = &r.json["investorExternalAccountDetails"][0];
+    assert_eq!(
+        (&after["transactionstatus"], &after["fundStatus"]),
+        (&json!("Approved"), &json!("Pending"))
+    );
+    let r = t
+        .post(
+            "updateExternalFundMoveStatus",
+            &[("accountId", &a), ("RefNum", &ref_num)],
+        )
+        .await;
+    assert_eq!(r.json["investorExternalAccountDetails"][0]["fundStatus"], "Pending");
+
+    // Voided while pending: no status webhook, and the trade can be funded again.
+    let mut status = hook(&t, "updateExternalFundMoveStatus").await;
+    let void = [("accountId", a.as_str()), ("RefNum", ref_num.as_str())];
+    let r = t.post("requestForVoidACH", &void).await;
+    code(&r, "101");
+    assert_eq!(r.json["investorExternalAccountDetails"], "Status Updated Successfully");
+    code(&t.post("requestForVoidACH", &void).await, "224");
+    assert!(status.next(1).await.is_none(), "no status webhook on a void");
+    code(&t.post("getAchPendingId", &[("accountId", &a)]).await, "212");
+    code(&fund(&t, &a, &o, &id, "50").await, "101");
+    let r = t.post("getExternalFundMoveHistory", &[("accountId", &a)]).await;
+    code(&r, "101");
+    let states: Vec<&Value> = r.json["accountDetails"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["fundStatus"])
+        .collect();
+    assert_eq!(states, [&json!("Voided"), &json!("Pending")]);
+});
+
+both!(
+    sandbox_nicknames_settle_or_return_inside_the_call,
+    |t: TestApp| async move {
+        let mut status = hook(&t, "updateExternalFundMoveStatus").await;
+        let (a, o, id) = funded_setup(&t, "Test ACH Settled").await;
+        let r = fund(&t, &a, &o, &id, "50").await;
+        code(&r, "101");
+        let m = &r.json["TradeFinancialDetails"][0];
+        assert_eq!(
+            (&m["fundStatus"], &m["transactionstatus"]),
+            (&json!("Settled"), &json!("Approved"))
+        );
+        let ref_num = m["RefNum"].as_str().unwrap().to_owned();
+        // Each step's webhook (delivered concurrently: in either order).
+        let mut steps = Vec::new();
+        for _ in 0..2 {
+            let got = status.next(5).await.expect("status webhook").pairs();
+            let fields: Vec<&str> = got.iter().map(|(k, _)| k.as_str()).collect();
+            assert_eq!(
+                fields,
+                [
+                    "accountId",
+                    "tradeId",
+                    "transactionstatus",
+                    "fundStatus",
+                    "RefNum",
+                    "errors"
+                ]
+            );
+            assert_eq!((&got[0].1, &got[1].1, &got[4].1), (&a, &id, &ref_num));
+            steps.push(got[3].1.clone());
+        }
+        steps.sort();
+        assert_eq!(steps, ["Settled", "Submitted"]);
+        assert_eq!(trade_status(&t, &id).await, "FUNDED");
+        code(&fund(&t, &a, &o, &id, "50").await, "210");
+
+        let (a, o, id) = funded_setup(&t, "Test ACH R01").await;
+        let r = fund(&t, &a, &o, &id, "50").await;
+        code(&r, "101");
+        let ref_num = r.json["TradeFinancialDetails"][0]["RefNum"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert_eq!(r.json["TradeFinancialDetails"][0]["fundStatus"], "Returned");
+        let r = t
+            .post("getExternalFundMove", &[("accountId", &a), ("RefNum", &ref_num)])
+            .await;
+        assert_eq!(
+            r.json["investorExternalAccountDetails"][0]["errors"],
+            "R01 - Insufficient funds"
+        );
+        let r = t
+            .post("getExternalFundMoveInfo", &[("accountId", &a), ("RefNum", &ref_num)])
+            .await;
+        assert_eq!(
+            r.json["investorExternalAccountDetails"]["error"],
+            "R01 - Insufficient funds"
+        );
+        assert_eq!(trade_status(&t, &id).await, "CREATED");
+        // Returned: the trade may be funded again.
+        code(&fund(&t, &a, &o, &id, "50").await, "101");
+    }
+);
+
+both!(
+    twenty_concurrent_fund_moves_fund_a_trade_once,
+    |t: TestApp| async move {
+        let (a, o, id) = funded_setup(&t, "Main").await;
+        let calls = (0..20).map(|_| fund(&t, &a, &o, &id, "50"));
+        let answers = futures_util::future::join_all(calls).await;
+        let accepted = answers.iter().filter(|r| r.code() == "101").count();
+        let refused = answers.iter().filter(|r| r.code() == "150").count();
+        assert_eq!(
+            (accepted, refused),
+            (1, 19),
+            "{:?}",
+            answers.iter().map(Resp::code).collect::<Vec<_>>()
+        );
+        let r = t.post("getExternalFundMoveHistory", &[("accountId", &a)]).await;
+        assert_eq!(r.json["accountDetails"].as_array().unwrap().len(), 1);
+    }
+);
+
+both!(payment_settings_through_the_operator, |t: TestApp| async move {
+    let path = format!("/operator/clients/{}/payment-settings", t.client_id);
+    let r = t.operator(Method::GET, &path, json!({})).await;
+    assert_eq!(
+        r.json,
+        json!({"clientId": t.client_id, "achProvider": "sandbox", "cardProvider": "sandbox",
+               "maxSingleAch": "100000.00", "cardLimit": "5000.00", "custodyRiskLimit": "100000.00"})
+    );
+    let r = t
+        .operator(Method::PUT, &path, json!({"cardLimit": "2500.5", "cardProvider": null}))
+        .await;
+    assert_eq!(
+        (r.status, &r.json["cardLimit"], &r.json["cardProvider"]),
+        (200, &json!("2500.50"), &json!(null))
+    );
+    assert_eq!(r.json["maxSingleAch"], "100000.00", "omitted keys unchanged");
+    for bad in [
+        json!({"cardLimit": "-1"}),
+        json!({"achProvider": "acme"}),
+        json!({"limit": "1"}),
+        json!([]),
+    ] {
+        assert_eq!(t.operator(Method::PUT, &path, bad.clone()).await.status, 400, "{bad}");
+    }
+    let r = t
+        .operator(Method::PUT, "/operator/clients/nobody/payment-settings", json!({}))
+        .await;
+    assert_eq!(r.status, 404);
+    let block = format!("/operator/clients/{}/accounts/A9999999/ach", t.client_id);
+    assert_eq!(
+        t.operator(Method::PUT, &block, json!({"blocked": true})).await.status,
+        404
+    );
+});
