@@ -22,6 +22,8 @@ What the symbols say, and how it becomes IAM actions:
   S3 object ones on the documents bucket's objects;
 - a function whose code reaches a service must have that service's variable (IPS_TABLE,
   IPS_WEBHOOK_QUEUE_URL, IPS_BUCKET) from Globals or its own Environment;
+- a function with IPS_BATCH_QUEUE_URL: !Ref <queue> in its environment whose code reaches
+  sqs:SendMessage needs it on that queue too;
 - an SQS event source needs sqs:ReceiveMessage, DeleteMessage and GetQueueAttributes on its
   queue (Lambda polls as the function's role);
 - logs:* statements (each function's own log group) are not checked.
@@ -68,6 +70,9 @@ _spec.loader.exec_module(wiring)
 TABLE, QUEUE, BUCKET = "Table", "WebhookQueue", "DocumentsBucket"
 ENV_OF_SERVICE = {"dynamodb": ("IPS_TABLE", TABLE), "sqs": ("IPS_WEBHOOK_QUEUE_URL", QUEUE), "s3": ("IPS_BUCKET", BUCKET)}
 TABLE_ARN, INDEX_ARN = f"{TABLE}.Arn", f"{TABLE}.Arn/index/*"
+# Queues a function's code sends to beside the webhook queue, named by a variable of its
+# environment (the batches function enqueues the schedule's items on the batch queue).
+SENDS_TO = {"IPS_BATCH_QUEUE_URL": "sqs:SendMessage"}
 QUEUE_ARN, OBJECTS_ARN, BUCKET_ARN = f"{QUEUE}.Arn", f"{BUCKET}.Arn/*", f"{BUCKET}.Arn"
 S3_BUCKET_ACTIONS = {"s3:ListBucket", "s3:GetBucketLocation"}
 
@@ -292,6 +297,10 @@ def needs_of(template, fn, reach):
                 needs[(action, INDEX_ARN)] = "code queries an index"
         elif service == "sqs":
             needs[(action, QUEUE_ARN)] = "code reaches it"
+            for var, sent in SENDS_TO.items():
+                queue = wiring.ref_name(environment_of(template, fn).get(var))
+                if action == sent and queue:
+                    needs[(action, f"{queue}.Arn")] = f"code sends to {var}"
         elif service == "s3":
             needs[(action, BUCKET_ARN if action in S3_BUCKET_ACTIONS else OBJECTS_ARN)] = "code reaches it"
         else:
@@ -431,7 +440,13 @@ def self_test(template, scans):
             cases.append((f"{action} removed from the {binary} role",
                           lambda t, fn=fn, a=action: drop_action(t, fn, a), None,
                           f"{binary}: missing grant {action} (code reaches it)"))
-    first_binary, first = sorted(by_binary.items())[0]
+    # The first function without an SQS event source: its only SQS grant is SendMessage, so a
+    # newly reached queue action is a missing grant of its own.
+    def polls_a_queue(fn_name):
+        events = (wiring.functions_of(template)[fn_name].get("Properties") or {}).get("Events") or {}
+        return any(e.get("Type") == "SQS" for e in events.values())
+
+    first_binary, first = next((b, f) for b, f in sorted(by_binary.items()) if not polls_a_queue(f))
     cases.append(("an extra grant (dynamodb:BatchWriteItem)",
                   lambda t: role_doc(t, first)["Statement"].append(
                       {"Effect": "Allow", "Action": "dynamodb:BatchWriteItem", "Resource": {"Fn::GetAtt": [TABLE, "Arn"]}}),

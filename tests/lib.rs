@@ -20,7 +20,7 @@ use serde_json::Value;
 use shared::app::OperatorAccess;
 use shared::auth::ClientCache;
 use shared::blobs::{Blobs, DirBlobs, S3Blobs, Served};
-use shared::clock::SystemClock;
+use shared::clock::SettableClock;
 use shared::http::RawRequest;
 use shared::queue::embedded::EmbeddedQueue;
 use shared::queue::sqs::SqsQueue;
@@ -92,6 +92,8 @@ pub struct TestApp {
     functions: Vec<(Function, Arc<App>)>,
     pub client_id: String,
     pub api_key: String,
+    /// Every function's clock: the system's until a test sets it.
+    pub clock: Arc<SettableClock>,
 }
 
 /// Credentials of a client.
@@ -172,10 +174,11 @@ impl TestApp {
         // because the operator's changes to a client reach other functions after at most the
         // cache's 60 s, and the tests do not wait for that.
         let clients = Arc::new(ClientCache::new(Duration::from_secs(60)));
+        let clock = Arc::new(SettableClock::system());
         let functions: Vec<(Function, Arc<App>)> = service::FUNCTIONS
             .iter()
             .map(|f| {
-                let mut ports = Ports::new(store.clone(), queue.clone(), Arc::new(SystemClock), env);
+                let mut ports = Ports::new(store.clone(), queue.clone(), clock.clone(), env);
                 ports.blobs = Some(blobs.clone());
                 ports.clients = clients.clone();
                 let app = f
@@ -198,6 +201,7 @@ impl TestApp {
             functions,
             client_id,
             api_key,
+            clock,
         }
     }
 

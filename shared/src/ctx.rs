@@ -33,6 +33,31 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// The context of work the service does on its own for `client` (the operator's
+    /// actions, batches), fired as `operation`. Its webhooks wait in [`Ctx::committed`].
+    pub fn system(
+        ports: Arc<Ports>,
+        client: ClientRecord,
+        request_id: Arc<str>,
+        operation: &str,
+        committed: Committed,
+    ) -> Ctx {
+        Ctx {
+            app: ports,
+            client: Arc::new(client),
+            ip: IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
+            request_id,
+            operation: operation.into(),
+            pii: PiiLevel::High,
+            committed,
+        }
+    }
+
+    /// The webhooks committed so far, taken to hand to the queue.
+    pub fn take_committed(&self) -> Vec<Envelope> {
+        std::mem::take(&mut *self.committed.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
     pub fn client_id(&self) -> &str {
         &self.client.id
     }

@@ -41,6 +41,99 @@ pub async fn ports() -> Result<Arc<Ports>, lambda_http::Error> {
     Ok(Arc::new(aws_ports().await?.0))
 }
 
+/// What the batches function is invoked with: its schedule's `{"batch": name}`, or a batch
+/// of its queue's messages.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum BatchInput {
+    Sqs(aws_lambda_events::event::sqs::SqsEvent),
+    Schedule { batch: String },
+}
+
+/// Runs the batches function: on a schedule's event, the batch's due items go onto the batch
+/// queue (`IPS_BATCH_QUEUE_URL`) when the day is a business day in its zone; each message of
+/// that queue is one item, processed idempotently, a failure reported so SQS retries it
+/// (and, after its receives, parks it in the dead-letter queue).
+pub async fn serve_batches(batches: &'static [crate::batches::Batch]) -> Result<(), lambda_runtime::Error> {
+    let (ports, sdk, _) = aws_ports().await?;
+    let ports = Arc::new(ports);
+    let url = std::env::var("IPS_BATCH_QUEUE_URL").map_err(|_| "IPS_BATCH_QUEUE_URL is required")?;
+    let queue: Arc<dyn crate::queue::Queue> =
+        Arc::new(crate::queue::sqs::SqsQueue::new(aws_sdk_sqs::Client::new(&sdk), url));
+    lambda_runtime::run(lambda_runtime::service_fn(
+        move |event: lambda_runtime::LambdaEvent<BatchInput>| {
+            let (ports, queue) = (ports.clone(), queue.clone());
+            async move {
+                let out = match event.payload {
+                    BatchInput::Schedule { batch } => {
+                        let b = batches
+                            .iter()
+                            .find(|b| b.name == batch)
+                            .ok_or_else(|| format!("no batch {batch}"))?;
+                        let due = b.scheduled(&ports).await?;
+                        let bodies = due
+                            .into_iter()
+                            .map(|due| {
+                                serde_json::to_string(&crate::batches::Message {
+                                    batch: batch.clone(),
+                                    due,
+                                })
+                            })
+                            .collect::<Result<Vec<_>, _>>()?;
+                        let enqueued = bodies.len();
+                        queue.send(bodies).await?;
+                        serde_json::json!({ "batch": batch, "enqueued": enqueued })
+                    }
+                    BatchInput::Sqs(event) => {
+                        serde_json::to_value(process_batch_messages(&ports, batches, event).await)?
+                    }
+                };
+                Ok::<_, lambda_runtime::Error>(out)
+            }
+        },
+    ))
+    .await
+}
+
+/// Processes the batch queue's messages; a message that cannot be read or processed is
+/// reported as failed.
+async fn process_batch_messages(
+    ports: &Arc<Ports>,
+    batches: &[crate::batches::Batch],
+    event: aws_lambda_events::event::sqs::SqsEvent,
+) -> aws_lambda_events::event::sqs::SqsBatchResponse {
+    let work = event.records.into_iter().map(|m| async move {
+        let message: Option<crate::batches::Message> = m.body.as_deref().and_then(|b| serde_json::from_str(b).ok());
+        let Some((batch, message)) = message.and_then(|msg| Some((batches.iter().find(|b| b.name == msg.batch)?, msg)))
+        else {
+            tracing::error!(message = ?m.message_id, "batch message that names no batch");
+            return m.message_id;
+        };
+        match batch.process_one(ports, &message.due).await {
+            Ok(_) => None,
+            Err(e) => {
+                tracing::warn!(error = %e, batch = batch.name, item = %message.due.id, "batch item failed; SQS will retry it");
+                m.message_id
+            }
+        }
+    });
+    failures(futures_util::future::join_all(work).await.into_iter().flatten())
+}
+
+/// The SQS partial-batch answer naming the failed messages.
+fn failures(failed: impl Iterator<Item = String>) -> aws_lambda_events::event::sqs::SqsBatchResponse {
+    use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse};
+    let mut response = SqsBatchResponse::default();
+    response.batch_item_failures = failed
+        .map(|id| {
+            let mut f = BatchItemFailure::default();
+            f.item_identifier = id;
+            f
+        })
+        .collect();
+    response
+}
+
 /// Lambda functions link DynamoDB and SQS only; the embedded store is the local API's.
 async fn aws_ports() -> Result<(Ports, aws_config::SdkConfig, Config), String> {
     let cfg = Config::from_env("dynamodb")?;
@@ -151,7 +244,6 @@ pub async fn deliver_batch(
     deliverer: &crate::webhooks::Deliverer,
     event: aws_lambda_events::event::sqs::SqsEvent,
 ) -> aws_lambda_events::event::sqs::SqsBatchResponse {
-    use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse};
     let work = event.records.into_iter().map(|m| async move {
         let Some(body) = m.body else {
             tracing::error!(message = ?m.message_id, "webhook message without a body");
@@ -165,16 +257,7 @@ pub async fn deliver_batch(
             }
         }
     });
-    let failed = futures_util::future::join_all(work).await.into_iter().flatten();
-    let mut response = SqsBatchResponse::default();
-    response.batch_item_failures = failed
-        .map(|id| {
-            let mut f = BatchItemFailure::default();
-            f.item_identifier = id;
-            f
-        })
-        .collect();
-    response
+    failures(futures_util::future::join_all(work).await.into_iter().flatten())
 }
 
 #[cfg(test)]
@@ -221,6 +304,56 @@ mod tests {
         let routes =
             crate::Routes::new().operator(Method::POST, "/operator/clients", crate::operator_op!(create_client));
         Arc::new(App::on(ports, routes).with_operator(access))
+    }
+
+    async fn flaky(_ctx: crate::Ctx, id: String) -> Result<bool, crate::ApiError> {
+        match id.as_str() {
+            "boom" => Err(crate::ApiError::internal("item failed")),
+            _ => Ok(true),
+        }
+    }
+
+    async fn nothing_due(_ports: Arc<Ports>) -> Result<Vec<crate::batches::Due>, crate::ApiError> {
+        Ok(Vec::new())
+    }
+
+    const TEST_BATCH: [crate::batches::Batch; 1] = [crate::batches::Batch {
+        name: "t",
+        zone: crate::calendar::EASTERN,
+        hour: 18,
+        due: crate::batch_due!(nothing_due),
+        process: crate::batch_process!(flaky),
+    }];
+
+    #[tokio::test]
+    async fn batch_messages_that_fail_or_cannot_be_read_are_reported_for_a_retry() {
+        let app = memory_app(OperatorAccess::Disabled);
+        app.ensure_dev_client("c1", "k").await.unwrap();
+        let message = |id: &str, body: Option<&str>| {
+            let mut m = aws_lambda_events::event::sqs::SqsMessage::default();
+            m.message_id = Some(id.into());
+            m.body = body.map(str::to_owned);
+            m
+        };
+        let mut event = aws_lambda_events::event::sqs::SqsEvent::default();
+        event.records = vec![
+            message("ok", Some(r#"{"batch": "t", "clientId": "c1", "id": "1"}"#)),
+            message(
+                "gone-client",
+                Some(r#"{"batch": "t", "clientId": "nobody", "id": "1"}"#),
+            ),
+            message("boom", Some(r#"{"batch": "t", "clientId": "c1", "id": "boom"}"#)),
+            message("no-batch", Some(r#"{"batch": "x", "clientId": "c1", "id": "1"}"#)),
+            message("unreadable", Some("{")),
+            message("empty", None),
+        ];
+        let response = process_batch_messages(&app.ports, &TEST_BATCH, event).await;
+        let failed: Vec<String> = response
+            .batch_item_failures
+            .into_iter()
+            .map(|f| f.item_identifier)
+            .collect();
+        assert_eq!(failed, ["boom", "no-batch", "unreadable", "empty"]);
     }
 
     fn json_body(resp: &Response<Body>) -> Value {

@@ -5,8 +5,10 @@
 pub mod app;
 pub mod auth;
 pub mod aws;
+pub mod batches;
 pub mod billing;
 pub mod blobs;
+pub mod calendar;
 pub mod clock;
 pub mod config;
 pub mod ctx;

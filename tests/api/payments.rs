@@ -527,3 +527,273 @@ both!(payment_settings_through_the_operator, |t: TestApp| async move {
         404
     );
 });
+
+fn ach() -> shared::batches::Batch {
+    service::BATCHES
+        .into_iter()
+        .find(|b| b.name == "ach")
+        .expect("the ACH batch")
+}
+
+fn at(t: &TestApp, utc: &str) {
+    t.clock.set(utc.parse().expect("an RFC 3339 instant"));
+}
+
+/// A pending move on a fresh trade: (accountId, tradeId, RefNum).
+async fn pending_move(t: &TestApp) -> (String, String, String) {
+    let (a, o, id) = funded_setup(t, "Main").await;
+    let r = fund(t, &a, &o, &id, "50").await;
+    code(&r, "101");
+    let ref_num = r.json["TradeFinancialDetails"][0]["RefNum"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (a, id, ref_num)
+}
+
+async fn offering_of(t: &TestApp, trade: &str) -> String {
+    let r = t.post("getTradeStatus", &[("tradeId", trade)]).await;
+    r.json["tradeDetails"][0]["offeringId"].as_str().unwrap().to_owned()
+}
+
+async fn fund_status(t: &TestApp, account: &str, ref_num: &str) -> String {
+    let r = t
+        .post("getExternalFundMove", &[("accountId", account), ("RefNum", ref_num)])
+        .await;
+    code(&r, "101");
+    r.json["investorExternalAccountDetails"][0]["fundStatus"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+both!(the_ach_batch_submits_each_pending_move_once, |t: TestApp| async move {
+    let mut status = hook(&t, "updateExternalFundMoveStatus").await;
+    let ports = t.app.ports.clone();
+    let (a1, id1, ref1) = pending_move(&t).await;
+    let (a2, id2, ref2) = pending_move(&t).await;
+    let (a3, _, ref3) = pending_move(&t).await;
+    code(
+        &t.post("requestForVoidACH", &[("accountId", &a3), ("RefNum", &ref3)])
+            .await,
+        "101",
+    );
+
+    // Thanksgiving, 6:00 PM Eastern: the schedule enqueues nothing.
+    at(&t, "2026-11-26T23:00:00Z");
+    assert!(ach().scheduled(&ports).await.unwrap().is_empty());
+    // The next day, a business day: the two pending moves, the voided one not.
+    at(&t, "2026-11-27T23:00:00Z");
+    let due = ach().scheduled(&ports).await.unwrap();
+    let mut ids: Vec<&str> = due.iter().map(|d| d.id.as_str()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [ref1.as_str(), ref2.as_str()]);
+    assert!(due.iter().all(|d| d.client_id == t.client_id));
+    // Every message delivered twice: each move submitted once, one webhook each.
+    let mut changed = 0;
+    for d in due.iter().chain(due.iter()) {
+        if ach().process_one(&ports, d).await.unwrap() {
+            changed += 1;
+        }
+    }
+    assert_eq!(changed, 2);
+    let mut submitted = Vec::new();
+    for _ in 0..2 {
+        let got = status.next(5).await.expect("a status webhook").pairs();
+        assert_eq!((got[2].1.as_str(), got[3].1.as_str()), ("Approved", "Submitted"));
+        submitted.push(got[4].1.clone());
+    }
+    submitted.sort();
+    assert_eq!(submitted, [ref1.clone(), ref2.clone()]);
+    assert!(status.next(1).await.is_none(), "submitted once");
+    assert_eq!(fund_status(&t, &a1, &ref1).await, "Submitted");
+    code(
+        &t.post("requestForVoidACH", &[("accountId", &a1), ("RefNum", &ref1)])
+            .await,
+        "224",
+    );
+    code(&t.post("getAchPendingId", &[("accountId", &a1)]).await, "212");
+    let o1 = offering_of(&t, &id1).await;
+    code(&fund(&t, &a1, &o1, &id1, "50").await, "210");
+
+    // The operator's run-now, on a Saturday: whatever is due, nothing twice.
+    at(&t, "2026-11-28T15:00:00Z");
+    let r = t.operator(Method::POST, "/operator/batches/ach/run", json!({})).await;
+    assert_eq!((r.status, &r.json), (200, &json!({"batch": "ach", "processed": 0})));
+    let (a4, _, ref4) = pending_move(&t).await;
+    let r = t.operator(Method::POST, "/operator/batches/ach/run", json!({})).await;
+    assert_eq!(r.json["processed"], 1);
+    assert_eq!(fund_status(&t, &a4, &ref4).await, "Submitted");
+    let got = status.next(5).await.expect("the run's status webhook").pairs();
+    assert_eq!((got[3].1.as_str(), got[4].1.as_str()), ("Submitted", ref4.as_str()));
+
+    // The bank's answers, through the operator: settled funds the trade; returned frees it.
+    let bank = |a: &str, r: &str| format!("/operator/clients/{}/accounts/{a}/fund-moves/{r}/status", t.client_id);
+    let r = t
+        .operator(Method::POST, &bank(&a1, &ref1), json!({"status": "Settled"}))
+        .await;
+    assert_eq!(
+        (r.status, &r.json["fundStatus"], &r.json["clientId"]),
+        (200, &json!("Settled"), &json!(t.client_id))
+    );
+    assert_eq!(trade_status(&t, &id1).await, "FUNDED");
+    let r = t
+        .operator(
+            Method::POST,
+            &bank(&a2, &ref2),
+            json!({"status": "Returned", "error": "R01 - Insufficient funds"}),
+        )
+        .await;
+    assert_eq!((r.status, &r.json["errors"]), (200, &json!("R01 - Insufficient funds")));
+    assert_eq!(trade_status(&t, &id2).await, "CREATED");
+    let o2 = offering_of(&t, &id2).await;
+    code(&fund(&t, &a2, &o2, &id2, "50").await, "101");
+    for _ in 0..2 {
+        let got = status.next(5).await.expect("the bank's status webhook").pairs();
+        assert!(["Settled", "Returned"].contains(&got[3].1.as_str()), "{got:?}");
+    }
+    // Only a Submitted move answers to the bank.
+    let refusals = [
+        (&a1, ref1.as_str(), "Returned", 409),
+        (&a1, "1", "Settled", 404),
+        (&a2, ref1.as_str(), "Settled", 404),
+        (&a4, ref4.as_str(), "Paid", 400),
+    ];
+    for (account, ref_num, to, expected) in refusals {
+        let r = t
+            .operator(Method::POST, &bank(account, ref_num), json!({"status": to}))
+            .await;
+        assert_eq!(r.status, expected, "{ref_num} to {to}: {:?}", r.json);
+    }
+});
+
+both!(a_void_racing_the_batch_ends_one_way, |t: TestApp| async move {
+    let mut status = hook(&t, "updateExternalFundMoveStatus").await;
+    let ports = t.app.ports.clone();
+    let mut submitted = 0;
+    for _ in 0..5 {
+        let (a, _, ref_num) = pending_move(&t).await;
+        let due = shared::batches::Due {
+            client_id: t.client_id.clone(),
+            id: ref_num.clone(),
+        };
+        let void = [("accountId", a.as_str()), ("RefNum", ref_num.as_str())];
+        let batch = ach();
+        let (voided, processed) = tokio::join!(t.post("requestForVoidACH", &void), batch.process_one(&ports, &due));
+        let processed = processed.unwrap();
+        let end = fund_status(&t, &a, &ref_num).await;
+        match end.as_str() {
+            "Voided" => assert!(voided.code() == "101" && !processed, "{:?} {processed}", voided.json),
+            "Submitted" => {
+                assert!(voided.code() == "224" && processed, "{:?} {processed}", voided.json);
+                submitted += 1;
+            }
+            other => panic!("ended {other}"),
+        }
+    }
+    let mut webhooks = 0;
+    while status.next(1).await.is_some() {
+        webhooks += 1;
+    }
+    assert_eq!(webhooks, submitted, "one webhook per submitted move, none for a void");
+});
+
+async fn cancel_investment(t: &TestApp, trade: &str) -> Resp {
+    t.post(
+        "cancelInvestment",
+        &[
+            ("tradeId", trade),
+            ("requestedBy", "Investor"),
+            ("reason", "Changed mind"),
+        ],
+    )
+    .await
+}
+
+async fn history(t: &TestApp, account: &str) -> Vec<Value> {
+    let r = t.post("getExternalFundMoveHistory", &[("accountId", account)]).await;
+    code(&r, "101");
+    r.json["accountDetails"].as_array().unwrap().clone()
+}
+
+async fn run_ach(t: &TestApp) -> u64 {
+    let r = t.operator(Method::POST, "/operator/batches/ach/run", json!({})).await;
+    assert_eq!(r.status, 200, "{:?}", r.json);
+    r.json["processed"].as_u64().unwrap()
+}
+
+both!(
+    cancelling_an_investment_voids_refuses_or_refunds_its_money,
+    |t: TestApp| async move {
+        let mut status = hook(&t, "updateExternalFundMoveStatus").await;
+        // Pending: voided with the trade, without a status webhook; the units go back.
+        let (a, id, ref_num) = pending_move(&t).await;
+        code(&cancel_investment(&t, &id).await, "101");
+        assert_eq!(fund_status(&t, &a, &ref_num).await, "Voided");
+        assert_eq!(trade_status(&t, &id).await, "CANCELED");
+        code(&t.post("getAchPendingId", &[("accountId", &a)]).await, "212");
+        assert!(status.next(1).await.is_none(), "a void sends no status webhook");
+
+        // Submitted: with the bank, so the cancellation waits (150) and changes nothing.
+        let (a, id, ref_num) = pending_move(&t).await;
+        assert_eq!(run_ach(&t).await, 1);
+        status.next(5).await.expect("Submitted");
+        code(&cancel_investment(&t, &id).await, "150");
+        assert_eq!(
+            (trade_status(&t, &id).await, fund_status(&t, &a, &ref_num).await),
+            ("CREATED".into(), "Submitted".into())
+        );
+
+        // Settled: the trade is cancelled and the money refunded by a credit move.
+        let (a, o, id) = funded_setup(&t, "Test ACH Settled").await;
+        code(&fund(&t, &a, &o, &id, "52.25").await, "101");
+        for _ in 0..2 {
+            status.next(5).await.expect("sandbox step");
+        }
+        code(&cancel_investment(&t, &id).await, "101");
+        assert_eq!(trade_status(&t, &id).await, "CANCELED");
+        let moves = history(&t, &a).await;
+        let kinds: Vec<(&Value, &Value, &Value)> = moves
+            .iter()
+            .map(|m| (&m["type"], &m["fundStatus"], &m["totalAmount"]))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (&json!("debit"), &json!("Settled"), &json!("52.25")),
+                (&json!("refund"), &json!("Pending"), &json!("52.25"))
+            ]
+        );
+        assert_eq!(moves[1]["Accountnumber"], "MDAwMTIzNDU2Nzg5");
+        assert_eq!(run_ach(&t).await, 1);
+        assert_eq!(history(&t, &a).await[1]["fundStatus"], "Submitted");
+        let got = status.next(5).await.expect("the refund's status webhook").pairs();
+        assert_eq!(got[3].1, "Submitted");
+
+        // Settled, no external account left: the refund waits, and goes once there is one.
+        let (a, o, id) = funded_setup(&t, "Test ACH Settled").await;
+        code(&fund(&t, &a, &o, &id, "50").await, "101");
+        for _ in 0..2 {
+            status.next(5).await.expect("sandbox step");
+        }
+        code(
+            &t.post("deleteExternalAccount", &[("types", "Account"), ("accountId", &a)])
+                .await,
+            "101",
+        );
+        code(&cancel_investment(&t, &id).await, "101");
+        let refund = history(&t, &a).await[1].clone();
+        assert_eq!(
+            (&refund["fundStatus"], &refund["errors"], &refund["Accountnumber"]),
+            (&json!("Pending"), &json!("no external account"), &json!(""))
+        );
+        assert_eq!(run_ach(&t).await, 0);
+        code(&t.post("createExternalAccount", &external(&a, "New bank")).await, "101");
+        assert_eq!(run_ach(&t).await, 1);
+        let refund = history(&t, &a).await[1].clone();
+        assert_eq!(
+            (&refund["fundStatus"], &refund["errors"], &refund["Accountfullname"]),
+            (&json!("Submitted"), &json!(""), &json!("Ada Stone"))
+        );
+    }
+);

@@ -313,6 +313,18 @@ async fn main() -> Result<(), String> {
         Err(e) => tracing::error!(error = %e, "outbox sweep failed at start-up"),
     }
     tokio::spawn(sweep_outbox(app.clone()));
+    // Batches run when the operator asks; on the wall clock only when asked to (CONTRACT).
+    let schedules = var("IPS_SCHEDULES", "off");
+    match schedules.as_str() {
+        "on" => {
+            tokio::spawn(shared::batches::run_schedules(
+                app.ports.clone(),
+                service::BATCHES.to_vec(),
+            ));
+        }
+        "off" => {}
+        other => return Err(format!("IPS_SCHEDULES must be on or off, not {other}")),
+    }
 
     let listener = tokio::net::TcpListener::bind(&bind)
         .await
@@ -324,6 +336,7 @@ async fn main() -> Result<(), String> {
     );
     println!("  sandbox client:  Authorization: Bearer {client_id}:{api_key}");
     println!("  operator token:  Authorization: Bearer {operator_token}");
+    println!("  schedules:       {schedules} (IPS_SCHEDULES; off: batches run on POST /operator/batches/<name>/run)");
     let mut backoff = AcceptBackoff::new();
     loop {
         let (stream, peer) = match listener.accept().await {

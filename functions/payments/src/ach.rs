@@ -13,12 +13,12 @@ use shared::mask::MASK;
 use shared::model::ids::{no_trade, numeric_id, AccountId};
 use shared::model::payments::{
     already_funding, check_aba, fund_amount, money, no_provider, FundMove, FundMoveEvent, FundStatus, Owner, FUND_MOVE,
-    R01, SANDBOX_R01, SANDBOX_SETTLED,
+    R01, SANDBOX_R01, SANDBOX_SETTLED, STATUS_METHOD,
 };
 use shared::model::trade::{wrong_status, Trade, TradeStatus};
 use shared::records::link::primary_party;
 use shared::records::payments as pay;
-use shared::records::trade::{self, pending_ach_clear, pending_ach_put};
+use shared::records::trade;
 use shared::records::{offering, Stored};
 use shared::store::Write;
 use shared::webhooks::{view_event, Event};
@@ -26,9 +26,6 @@ use shared::{op, ApiError, Ctx, Environment, Params, Plan, Reply, Routes};
 
 use crate::external::none_on_file;
 use crate::support::active_account;
-
-/// The webhook of every status change after creation (part 1's payload).
-pub const STATUS_METHOD: &str = "updateExternalFundMoveStatus";
 
 /// `773`: the operator blocked the account for ACH.
 fn blocked() -> ApiError {
@@ -63,24 +60,15 @@ fn not_ach() -> ApiError {
     ApiError::coded("194", "Trade is not an ACH trade")
 }
 
-/// The writes and webhooks of a move changing from `before` to `after` (read as `stored`):
-/// the record, the markers it leaves, the trade it funds or frees, and
-/// `updateExternalFundMoveStatus` unless `silent` (a void).
+/// The writes and webhook of a move changing from `before` to `after`: the record, the
+/// markers it leaves, and `updateExternalFundMoveStatus` unless `silent` (a void).
 pub fn move_writes(
     client: &str,
-    before: Option<(&FundMove, i64)>,
+    before: &Stored<FundMove>,
     after: &FundMove,
     silent: bool,
 ) -> Result<(Vec<Write>, Vec<Event>), ApiError> {
-    let mut writes = vec![pay::move_put(client, after, before.map(|(_, v)| v))?];
-    let was = before.map(|(m, _)| m.fund_status);
-    let trade_id = &after.trade_id;
-    if was == Some(FundStatus::Pending) && after.fund_status != FundStatus::Pending {
-        writes.push(pending_ach_clear(client, trade_id));
-    }
-    if !after.fund_status.holds_trade() && was.is_some_and(FundStatus::holds_trade) {
-        writes.push(pay::funding_clear(client, trade_id));
-    }
+    let writes = pay::move_change(client, before, after)?;
     let events = if silent {
         Vec::new()
     } else {
@@ -103,14 +91,13 @@ fn trade_after(trade: &Trade, status: FundStatus, now: &str) -> Option<Trade> {
     Some(after)
 }
 
-/// Moves the trade along with its fund move's status (the writes, or none).
-pub fn trade_writes(
-    client: &str,
-    trade: &Stored<Trade>,
-    status: FundStatus,
-    now: &str,
-) -> Result<Vec<Write>, ApiError> {
-    match trade_after(&trade.rec, status, now) {
+/// Moves the trade along with its debit's status (the writes, or none; a refund never moves
+/// the trade).
+pub fn trade_writes(client: &str, m: &FundMove, trade: &Stored<Trade>, now: &str) -> Result<Vec<Write>, ApiError> {
+    if !m.is_debit() {
+        return Ok(Vec::new());
+    }
+    match trade_after(&trade.rec, m.fund_status, now) {
         Some(after) => trade::replace(client, trade, &after),
         None => Ok(Vec::new()),
     }
@@ -243,17 +230,11 @@ pub async fn fund_move(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                     let done = submitted.moved(status, error, &now);
                     events.push(view_event(STATUS_METHOD, &submitted.status_event()));
                     events.push(view_event(STATUS_METHOD, &done.status_event()));
-                    writes.extend(trade_writes(client, &trade, status, &now)?);
+                    writes.extend(trade_writes(client, &done, &trade, &now)?);
                     done
                 }
             };
-            writes.push(pay::move_put(client, &last, None)?);
-            if last.fund_status.holds_trade() {
-                writes.push(pay::funding_put(client, &req.trade, &last.ref_num));
-            }
-            if last.fund_status == FundStatus::Pending {
-                writes.push(pending_ach_put(client, &req.trade, &last.ref_num));
-            }
+            writes.extend(pay::move_new(client, &last)?);
             Ok(Plan::new(writes, last).events(events))
         })
         .await?;
@@ -291,7 +272,7 @@ pub async fn void(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             return Err(not_pending());
         }
         let after = stored.rec.moved(FundStatus::Voided, "", &ctx.now());
-        let (writes, events) = move_writes(client, Some((&stored.rec, stored.version)), &after, true)?;
+        let (writes, events) = move_writes(client, &stored, &after, true)?;
         Ok(Plan::new(writes, ()).events(events))
     })
     .await?;

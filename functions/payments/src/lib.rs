@@ -3,11 +3,14 @@
 //! where custody and escrow read them too. Shapes and decisions: `docs/payments.md`.
 
 mod ach;
+mod batch;
 mod external;
 mod settings;
 mod support;
 
 use shared::{Function, Routes};
+
+pub use batch::ACH as ACH_BATCH;
 
 /// The payments function: this group's routes; it keeps no documents.
 pub const FUNCTION: Function = Function {
@@ -23,4 +26,5 @@ pub fn routes() -> Routes {
         .merge(external::routes())
         .merge(ach::routes())
         .merge(settings::routes())
+        .merge(batch::routes())
 }

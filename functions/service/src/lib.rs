@@ -2,6 +2,7 @@
 //! serve more than one group. Adding a group is one line in [`all_routes`] (and its
 //! function in [`FUNCTIONS`]).
 
+use shared::batches::Batch;
 use shared::{Function, Routes};
 
 /// Every route of every group and of the operator API. A name registered twice fails
@@ -34,6 +35,10 @@ pub const OPERATOR: Function = Function {
     documents: shared::function::S3_DOCUMENTS,
     operator: true,
 };
+
+/// Every batch, as the batches function and the local API's schedules run them (the
+/// operator's run-now endpoints are registered by the groups that own them).
+pub const BATCHES: [Batch; 1] = [payments::ACH_BATCH];
 
 /// Every function of the client and operator APIs, as deployed (the webhook consumer,
 /// which serves no route, aside).

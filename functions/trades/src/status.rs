@@ -8,9 +8,12 @@
 use crate::trade_esign::{self, Voids};
 use shared::esign;
 use shared::model::ids::AccountId;
-use shared::model::trade::{wrong_status, Cancellation, Trade, TradeStatus};
+use shared::model::payments::{FundStatus, Owner, FUND_MOVE};
+use shared::model::trade::{ach_pending, wrong_status, Cancellation, Trade, TradeStatus};
+use shared::records::payments as pay;
 use shared::records::trade;
 use shared::records::Stored;
+use shared::store::Write;
 use shared::webhooks::{view_event, Event};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
@@ -195,23 +198,54 @@ async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) ->
             after.stamps.updated.clone_from(&now);
             after.stamps.updated_ip = ctx.ip.to_string();
             let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
+            let (money, guarded) = cancelled_funding(&ctx, &id, &now).await?;
             // The inner status change fires its own webhook first, then the method's, then one
             // updateDocuSignStatus per document voided.
             let events = [
                 after.status_event(STATUS_METHOD),
                 view_event(&method, &after.cancel_event()),
             ];
-            move_plan(client, &stored, after, voids, current == TradeStatus::Created, events)
+            let guarded = guarded && current == TradeStatus::Created;
+            Ok(move_plan(client, &stored, after, voids, guarded, events)?.writes(money))
         })
         .await?;
     void_at_provider(&ctx, &after.id, &voids).await;
     Ok(Reply::ok().with(key, [after.cancelled_view()]))
 }
 
+/// What a cancellation does to the trade's ACH money (CONTRACT, "Refunds"): a `Pending` move
+/// is voided with it (no status webhook, as requestForVoidACH); a `Submitted` one is with the
+/// bank (`150`); `Settled` money is refunded by a credit move, `Pending` until the batch. The
+/// writes, and whether the trade operations' pending-ACH check still applies (not when the
+/// void clears that marker itself).
+async fn cancelled_funding(ctx: &Ctx, trade_id: &str, now: &str) -> Result<(Vec<Write>, bool), ApiError> {
+    let (store, client) = (ctx.store(), ctx.client_id());
+    let Some(held) = pay::holding_move(store, client, trade_id).await? else {
+        return Ok((Vec::new(), true));
+    };
+    match held.rec.fund_status {
+        FundStatus::Pending => {
+            let voided = held.rec.moved(FundStatus::Voided, "", now);
+            Ok((pay::move_change(client, &held, &voided)?, false))
+        }
+        FundStatus::Settled => {
+            let to = pay::external(store, client, Owner::Account, &held.rec.account_id).await?;
+            let refund = held
+                .rec
+                .refund(ctx.next_id(FUND_MOVE).await?, to.as_ref().map(|e| &e.rec), now);
+            let mut writes = pay::move_new(client, &refund)?;
+            writes.push(pay::funding_clear(client, trade_id));
+            Ok((writes, true))
+        }
+        _ => Err(ach_pending()),
+    }
+}
+
 /// `POST /v3/cancelInvestment`: `tradeId`, `requestedBy`, `reason` required; `notes`,
 /// `createdIpAddress` optional (stored with the cancellation). A `CREATED` or `FUNDED` trade
-/// moves to `CANCELED` (`190` otherwise; `150` while an ACH fund move is pending); its units
-/// go back to the offering. Refunding a funded trade is the payments group's. Answers
+/// moves to `CANCELED` (`190` otherwise); its units go back to the offering. Its ACH money:
+/// a `Pending` move is voided, a `Submitted` one answers `150`, settled money is refunded
+/// (a credit move for the next batch). Answers
 /// `Canceled investment details` = `[cancelled-investment record]`; fires the inner
 /// `updateTradeStatus`, then `cancelInvestment`. Its subscription documents still out are
 /// voided in the same transaction (as updateTradeStatus to `CANCELED`).

@@ -3,14 +3,12 @@
 //! place. The endpoints are registered like operations (`Routes::operator`) by the operator
 //! crate; the kernel knows none of them.
 
-use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
 use http::Method;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::auth::PiiLevel;
 use crate::ctx::{Committed, Ctx};
 use crate::error::{ApiError, Cause};
 use crate::esign::Effects;
@@ -38,15 +36,13 @@ impl OperatorCtx {
         let client = crate::auth::load_client(self.store(), client_id)
             .await?
             .ok_or_else(|| OpError::NotFound(format!("no client {client_id}")))?;
-        Ok(Ctx {
-            app: self.ports.clone(),
-            client: Arc::new(client),
-            ip: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
-            request_id: self.request_id.clone(),
-            operation: operation.into(),
-            pii: PiiLevel::High,
-            committed: self.committed.clone(),
-        })
+        Ok(Ctx::system(
+            self.ports.clone(),
+            client,
+            self.request_id.clone(),
+            operation,
+            self.committed.clone(),
+        ))
     }
 }
 

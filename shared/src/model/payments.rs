@@ -429,6 +429,50 @@ impl FundMove {
         after
     }
 
+    /// Whether the move is a debit for a trade (a refund moves money back and never funds).
+    pub fn is_debit(&self) -> bool {
+        self.kind == "debit"
+    }
+
+    /// The refund of this settled debit: a credit of the same amount to `to`, the
+    /// investor's external account (CONTRACT, "Refunds"), `Pending` until the batch; with no
+    /// external account it waits `Pending` with [`NO_EXTERNAL_ACCOUNT`].
+    pub fn refund(&self, ref_num: String, to: Option<&ExternalAccount>, now: &str) -> FundMove {
+        let mut r = FundMove {
+            ref_num,
+            kind: "refund".into(),
+            fund_status: FundStatus::Pending,
+            transaction_status: "Pending".into(),
+            errors: String::new(),
+            description: format!("Refund of {}", self.ref_num),
+            created_date: now.to_owned(),
+            updated_date: now.to_owned(),
+            ..self.clone()
+        };
+        r.pay_to(to);
+        r
+    }
+
+    /// Takes the bank details of `to`, or marks the move as waiting for an account.
+    pub fn pay_to(&mut self, to: Option<&ExternalAccount>) {
+        match to {
+            Some(e) => {
+                self.bank_name.clone_from(&e.bank_name);
+                self.account_fullname.clone_from(&e.full_name);
+                self.account_number.clone_from(&e.account_number);
+                self.routing_number.clone_from(&e.routing_number);
+                self.errors.clear();
+            }
+            None => {
+                self.bank_name.clear();
+                self.account_fullname.clear();
+                self.account_number.clear();
+                self.routing_number.clear();
+                self.errors = NO_EXTERNAL_ACCOUNT.into();
+            }
+        }
+    }
+
     /// getAchPendingId's record (part 3, "ACH fund move": the pending-list fields).
     pub fn pending_view(&self) -> PendingView<'_> {
         PendingView {
@@ -458,6 +502,12 @@ impl FundMove {
         }
     }
 }
+
+/// The webhook of every fund-move status change after creation (part 1's payload).
+pub const STATUS_METHOD: &str = "updateExternalFundMoveStatus";
+
+/// The error a refund waits with while the investor has no external account (CONTRACT).
+pub const NO_EXTERNAL_ACCOUNT: &str = "no external account";
 
 /// The sandbox nicknames of part 3 that settle or return a fund move inside the call.
 pub const SANDBOX_SETTLED: &str = "Test ACH Settled";

@@ -97,6 +97,48 @@ pub fn move_put(client: &str, after: &FundMove, before: Option<i64>) -> Result<W
     Ok(versioned_put(item, before))
 }
 
+/// The writes of a new move: its record, and for a debit the markers its status holds
+/// (fund-once while `Pending`, `Submitted` or `Settled`; pending-ACH while `Pending`).
+pub fn move_new(client: &str, m: &FundMove) -> Result<Vec<Write>, ApiError> {
+    let mut writes = vec![move_put(client, m, None)?];
+    if m.is_debit() && m.fund_status.holds_trade() {
+        writes.push(funding_put(client, &m.trade_id, &m.ref_num));
+    }
+    if m.is_debit() && m.fund_status == FundStatus::Pending {
+        writes.push(crate::records::trade::pending_ach_put(client, &m.trade_id, &m.ref_num));
+    }
+    Ok(writes)
+}
+
+/// The writes of a move changing from `before` (as read) to `after`: the record over the
+/// version read, and for a debit the markers it leaves.
+pub fn move_change(client: &str, before: &Stored<FundMove>, after: &FundMove) -> Result<Vec<Write>, ApiError> {
+    let mut writes = vec![move_put(client, after, Some(before.version))?];
+    if !after.is_debit() {
+        return Ok(writes);
+    }
+    let was = before.rec.fund_status;
+    if was == FundStatus::Pending && after.fund_status != FundStatus::Pending {
+        writes.push(crate::records::trade::pending_ach_clear(client, &after.trade_id));
+    }
+    if was.holds_trade() && !after.fund_status.holds_trade() {
+        writes.push(funding_clear(client, &after.trade_id));
+    }
+    Ok(writes)
+}
+
+/// The move that holds the trade (`Pending`, `Submitted` or `Settled`), if any.
+pub async fn holding_move(
+    store: &dyn Store,
+    client: &str,
+    trade_id: &str,
+) -> Result<Option<Stored<FundMove>>, ApiError> {
+    match funding(store, client, trade_id).await? {
+        Some(ref_num) => fund_move(store, client, &ref_num).await,
+        None => Ok(None),
+    }
+}
+
 /// A fund move of the client by `RefNum`.
 pub async fn fund_move(store: &dyn Store, client: &str, ref_num: &str) -> Result<Option<Stored<FundMove>>, ApiError> {
     get_json(store, &move_key(client, ref_num)).await
@@ -113,6 +155,25 @@ pub async fn account_moves(store: &dyn Store, client: &str, account: &str) -> Re
         .iter()
         .map(|item| decode(item, "corrupt fund move").map(|s: Stored<FundMove>| s.rec))
         .collect()
+}
+
+/// Every client's `Pending` moves, oldest first: (client, move). One index query a page;
+/// the index holds nothing else.
+pub async fn due_moves(store: &dyn Store) -> Result<Vec<(String, FundMove)>, ApiError> {
+    let mut q = Query::new(Index::Gsi1, DUE);
+    q.sk = SkRange::All;
+    q.forward = true;
+    q.limit = 500;
+    let mut out = Vec::new();
+    for item in crate::records::query_all(store, q).await? {
+        let pk = item.get("pk").and_then(Val::as_str).unwrap_or("");
+        let Some(client) = pk.strip_suffix("#FUNDMOVE") else {
+            continue;
+        };
+        let m: Stored<FundMove> = decode(&item, "corrupt fund move")?;
+        out.push((client.to_owned(), m.rec));
+    }
+    Ok(out)
 }
 
 // ---------------------------------------------------------------- the fund-once marker

@@ -1,0 +1,148 @@
+//! The 6:00 PM Eastern ACH batch (part 3's state table): every `Pending` move is submitted
+//! to the bank, `updateExternalFundMoveStatus` firing for each; and the operator's side of
+//! the bank: run the batch now, and settle, return or decline a `Submitted` move.
+
+use std::sync::Arc;
+
+use http::Method;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use shared::batches::{Batch, Due};
+use shared::calendar::EASTERN;
+use shared::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
+use shared::model::payments::{FundMove, FundStatus, Owner};
+use shared::records::payments as pay;
+use shared::records::trade;
+use shared::{batch_due, batch_process, operator_op, ApiError, Ctx, Plan, Ports, Routes};
+
+use crate::ach::{move_writes, trade_writes};
+
+/// The ACH batch: 18:00 America/New_York on business days.
+pub const ACH: Batch = Batch {
+    name: "ach",
+    zone: EASTERN,
+    hour: 18,
+    due: batch_due!(ach_due),
+    process: batch_process!(submit),
+};
+
+/// Every client's `Pending` moves.
+async fn ach_due(ports: Arc<Ports>) -> Result<Vec<Due>, ApiError> {
+    let moves = pay::due_moves(ports.store.as_ref()).await?;
+    Ok(moves
+        .into_iter()
+        .map(|(client_id, m)| Due {
+            client_id,
+            id: m.ref_num,
+        })
+        .collect())
+}
+
+/// Submits move `ref_num` if it is still `Pending` (else nothing: a second delivery, or a
+/// void that came first). A concurrent void and submission cannot both win: each writes
+/// over the version it read.
+async fn submit(ctx: Ctx, ref_num: String) -> Result<bool, ApiError> {
+    ctx.transact(async move |ctx, _| {
+        let client = ctx.client_id();
+        let stored = match pay::fund_move(ctx.store(), client, &ref_num).await? {
+            Some(m) if m.rec.fund_status == FundStatus::Pending => m,
+            _ => return Ok(Plan::answer(false)),
+        };
+        let mut after = stored.rec.moved(FundStatus::Submitted, "", &ctx.now());
+        if !after.is_debit() {
+            // A refund goes to the account on file now; without one it waits (CONTRACT).
+            let to = pay::external(ctx.store(), client, Owner::Account, &after.account_id).await?;
+            after.pay_to(to.as_ref().map(|e| &e.rec));
+            if to.is_none() {
+                return Ok(Plan::answer(false));
+            }
+        }
+        let (writes, events) = move_writes(client, &stored, &after, false)?;
+        Ok(Plan::new(writes, true).events(events))
+    })
+    .await
+}
+
+/// `POST /operator/batches/ach/run`: runs the batch now, on any day and at any hour:
+/// `{"batch": "ach", "processed": N}`.
+async fn run(octx: OperatorCtx, _req: OperatorRequest) -> Result<OpReply, OpError> {
+    let processed = ACH.run_now(&octx.ports).await?;
+    Ok(OpReply::ok(json!({"batch": ACH.name, "processed": processed})))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StatusBody {
+    status: String,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+/// What the bank says of a `Submitted` move: `Settled` (the trade `FUNDED`), `Returned` or
+/// `Declined` (the trade free to be funded again).
+fn bank_outcome(status: &str) -> Result<FundStatus, OpError> {
+    match status {
+        "Settled" => Ok(FundStatus::Settled),
+        "Returned" => Ok(FundStatus::Returned),
+        "Declined" => Ok(FundStatus::Declined),
+        _ => Err(OpError::BadRequest("status: Settled, Returned or Declined".into())),
+    }
+}
+
+fn conflict(m: &FundMove) -> ApiError {
+    ApiError::Resource {
+        http: 409,
+        code: "409",
+        desc: format!("fund move {} is {}, not Submitted", m.ref_num, m.fund_status.name()),
+    }
+}
+
+/// `POST /operator/clients/{clientId}/accounts/{accountId}/fund-moves/{RefNum}/status`:
+/// `{"status": "Settled" | "Returned" | "Declined", "error"}` on a `Submitted` move (409
+/// otherwise, 404 for an unknown client, account or move): the move, its markers and its
+/// trade change in one transaction, firing `updateExternalFundMoveStatus`. Answers the move
+/// as getExternalFundMove shows it, with `clientId`.
+async fn bank_status(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    let body: StatusBody = req.body()?;
+    let outcome = bank_outcome(&body.status)?;
+    let error = body.error.unwrap_or_default();
+    let (account, ref_num) = (req.param("accountId").to_owned(), req.param("RefNum").to_owned());
+    let ctx = octx.for_client(req.param("clientId"), "operator").await?;
+    let unknown = format!("no fund move {ref_num} of account {account}");
+    let after = ctx
+        .transact(async move |ctx, _| {
+            let client = ctx.client_id();
+            let stored = match pay::fund_move(ctx.store(), client, &ref_num).await? {
+                Some(m) if m.rec.account_id == account => m,
+                _ => return Err(ApiError::not_found(unknown.clone())),
+            };
+            if stored.rec.fund_status != FundStatus::Submitted {
+                return Err(conflict(&stored.rec));
+            }
+            let after = stored.rec.moved(outcome, &error, &ctx.now());
+            let (mut writes, events) = move_writes(client, &stored, &after, false)?;
+            let trade = trade::existing(ctx.store(), client, &after.trade_id).await?;
+            writes.extend(trade_writes(client, &after, &trade, &after.updated_date)?);
+            Ok(Plan::new(writes, after).events(events))
+        })
+        .await
+        .map_err(|e| match e {
+            ApiError::Resource { http: 409, desc, .. } => OpError::Conflict(desc),
+            other => OpError::from(other),
+        })?;
+    let mut view = serde_json::to_value(after.view()).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut view {
+        m.insert("clientId".into(), Value::from(ctx.client_id()));
+    }
+    Ok(OpReply::ok(view))
+}
+
+pub fn routes() -> Routes {
+    Routes::new()
+        .operator(Method::POST, "/operator/batches/ach/run", operator_op!(run))
+        .operator(
+            Method::POST,
+            "/operator/clients/{clientId}/accounts/{accountId}/fund-moves/{RefNum}/status",
+            operator_op!(bank_status),
+        )
+}

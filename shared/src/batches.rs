@@ -1,0 +1,137 @@
+//! Work the service does on a schedule (CONTRACT, "Payments, custody and escrow", "Batches
+//! and schedules"): each batch lists what is due and processes one item at a time,
+//! idempotently, in the item's client's context, so an item processed twice (a message
+//! delivered twice, a run-now beside the schedule) changes nothing the second time.
+//!
+//! In AWS an EventBridge schedule at the batch's local time invokes the batches function,
+//! which on a business day enqueues one message per due item; the same function consumes
+//! them. The operator's run-now processes everything due at once, on any day. The local API
+//! runs the schedules on the wall clock only with `IPS_SCHEDULES=on`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use chrono::{DateTime, Timelike, Utc};
+use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
+
+use crate::calendar::{is_business_day, local_date};
+use crate::ctx::Ctx;
+use crate::error::ApiError;
+use crate::ports::Ports;
+
+/// One item a batch has to process, and whose it is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Due {
+    pub client_id: String,
+    pub id: String,
+}
+
+/// An item on the batch queue: the batch's name beside it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub batch: String,
+    #[serde(flatten)]
+    pub due: Due,
+}
+
+pub type DueFuture = Pin<Box<dyn Future<Output = Result<Vec<Due>, ApiError>> + Send>>;
+pub type ProcessFuture = Pin<Box<dyn Future<Output = Result<bool, ApiError>> + Send>>;
+
+/// A batch: its name (`POST /operator/batches/{name}/run`), when its schedule fires, what
+/// is due, and how one item is processed (`true` when it changed something).
+#[derive(Clone, Copy)]
+pub struct Batch {
+    pub name: &'static str,
+    /// The zone and local hour (minute 0) of its schedule, on business days.
+    pub zone: Tz,
+    pub hour: u32,
+    pub due: fn(Arc<Ports>) -> DueFuture,
+    pub process: fn(Ctx, String) -> ProcessFuture,
+}
+
+impl Batch {
+    /// Whether the schedule runs on the day `now` falls on in the batch's zone.
+    pub fn business_day(&self, now: DateTime<Utc>) -> bool {
+        is_business_day(local_date(now, self.zone))
+    }
+
+    /// Whether `now` is at or after the schedule's hour, in its zone.
+    pub fn past_hour(&self, now: DateTime<Utc>) -> bool {
+        now.with_timezone(&self.zone).hour() >= self.hour
+    }
+
+    /// What the schedule enqueues when it fires: every due item on a business day, nothing
+    /// on another day.
+    pub async fn scheduled(&self, ports: &Arc<Ports>) -> Result<Vec<Due>, ApiError> {
+        if !self.business_day(ports.clock.now()) {
+            return Ok(Vec::new());
+        }
+        (self.due)(ports.clone()).await
+    }
+
+    /// Processes one item in its client's context and hands its webhooks to the queue; an
+    /// item of a client that no longer exists is skipped.
+    pub async fn process_one(&self, ports: &Arc<Ports>, due: &Due) -> Result<bool, ApiError> {
+        let Some(client) = crate::auth::load_client(ports.store.as_ref(), &due.client_id).await? else {
+            return Ok(false);
+        };
+        let request_id: Arc<str> = format!("batch-{}-{}", self.name, crate::ids::unique()).into();
+        let ctx = Ctx::system(ports.clone(), client, request_id, self.name, Arc::default());
+        let changed = (self.process)(ctx.clone(), due.id.clone()).await;
+        ports.dispatch(ctx.take_committed()).await;
+        changed
+    }
+
+    /// Processes everything due now (the operator's run-now: any day, any hour): how many
+    /// items changed.
+    pub async fn run_now(&self, ports: &Arc<Ports>) -> Result<usize, ApiError> {
+        let mut changed = 0;
+        for due in (self.due)(ports.clone()).await? {
+            if self.process_one(ports, &due).await? {
+                changed += 1;
+            }
+        }
+        Ok(changed)
+    }
+}
+
+/// Boxes an async due-list function into a [`Batch`]'s `due`: `due!(ach_due)`.
+#[macro_export]
+macro_rules! batch_due {
+    ($f:path) => {
+        |ports| Box::pin($f(ports))
+    };
+}
+
+/// Boxes an async item processor into a [`Batch`]'s `process`: `batch_process!(submit)`.
+#[macro_export]
+macro_rules! batch_process {
+    ($f:path) => {
+        |ctx, id| Box::pin($f(ctx, id))
+    };
+}
+
+/// The local API's schedules (`IPS_SCHEDULES=on`): once a minute, each batch whose hour has
+/// come on a business day in its zone runs once that day.
+pub async fn run_schedules(ports: Arc<Ports>, batches: Vec<Batch>) {
+    let mut last_run: Vec<Option<chrono::NaiveDate>> = vec![None; batches.len()];
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
+    loop {
+        tick.tick().await;
+        let now = ports.clock.now();
+        for (batch, last) in batches.iter().zip(last_run.iter_mut()) {
+            let today = local_date(now, batch.zone);
+            if *last == Some(today) || !batch.past_hour(now) || !batch.business_day(now) {
+                continue;
+            }
+            *last = Some(today);
+            match batch.run_now(&ports).await {
+                Ok(n) => tracing::info!(batch = batch.name, processed = n, "scheduled batch ran"),
+                Err(e) => tracing::error!(batch = batch.name, error = %e, "scheduled batch failed"),
+            }
+        }
+    }
+}
