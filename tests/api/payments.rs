@@ -13,6 +13,9 @@ use crate::trades::{investor, offering};
 
 /// A valid ABA routing number (its 3-7-1 check digit holds).
 const ROUTING: &str = "021000021";
+/// The sandbox's cards (CONTRACT).
+const APPROVES: &str = "4111111111111111";
+const DECLINES: &str = "4000000000000002";
 
 #[track_caller]
 fn code(r: &Resp, expected: &str) {
@@ -795,5 +798,422 @@ both!(
             (&refund["fundStatus"], &refund["errors"], &refund["Accountfullname"]),
             (&json!("Submitted"), &json!(""), &json!("Ada Stone"))
         );
+    }
+);
+
+/// Starts a link (`op`) for `account`: its URL is answered.
+async fn start_link(t: &TestApp, op: &str, account: &str) {
+    let r = t.post(op, &[("accountId", account)]).await;
+    code(&r, "101");
+    let url = r.json["accountDetails"].as_str().unwrap_or_default();
+    assert!(url.starts_with("https://"), "{:?}", r.json);
+}
+
+/// Each body sent to the operator endpoint `path` answers `status`.
+async fn refused(t: &TestApp, path: &str, bodies: &[Value], status: u16) {
+    for body in bodies {
+        let r = t.operator(Method::POST, path, body.clone()).await;
+        assert_eq!(r.status, status, "{body}: {:?}", r.json);
+    }
+}
+
+fn card_link_path(t: &TestApp, account: &str) -> String {
+    format!("/operator/clients/{}/accounts/{account}/card-link", t.client_id)
+}
+
+async fn link_card(t: &TestApp, account: &str, number: &str) {
+    code(&t.post("linkCreditCard", &[("accountId", account)]).await, "101");
+    let r = t
+        .operator(
+            Method::POST,
+            &card_link_path(t, account),
+            json!({"cardNumber": number, "expiry": "12/30"}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.json);
+}
+
+async fn run_cards(t: &TestApp) -> u64 {
+    let r = t.operator(Method::POST, "/operator/batches/card/run", json!({})).await;
+    assert_eq!(r.status, 200, "{:?}", r.json);
+    r.json["processed"].as_u64().unwrap()
+}
+
+async fn card_history(t: &TestApp, account: &str) -> Vec<Value> {
+    let r = t.post("getCCFundMoveHistory", &[("accountId", account)]).await;
+    code(&r, "101");
+    r.json["creditcardDetails"].as_array().unwrap().clone()
+}
+
+both!(
+    cards_are_linked_charged_once_and_captured_by_the_batch,
+    |t: TestApp| async move {
+        let (a, _, id) = trade_of_type(&t, "CREDITCARD").await;
+        let charge = [
+            ("accountId", a.as_str()),
+            ("tradeId", id.as_str()),
+            ("createdIpAddress", "10.0.0.1"),
+        ];
+        code(&t.post("ccFundMove", &charge).await, "149");
+        code(&t.post("getLinkedCreditCard", &[("accountId", &a)]).await, "149");
+        code(&t.post("deleteCreditCard", &[("accountId", &a)]).await, "149");
+        code(&t.post("addCreditCard", &[("accountId", &a)]).await, "999");
+        code(&t.post("getCreditCard", &[("accountId", &a)]).await, "999");
+
+        // The investor's link, completed by the operator in the sandbox.
+        start_link(&t, "linkCreditCard", &a).await;
+        let bad = [
+            json!({"cardNumber": "4242424242424242", "expiry": "12/30"}),
+            json!({"cardNumber": APPROVES, "expiry": "13/30"}),
+            json!({}),
+        ];
+        refused(&t, &card_link_path(&t, &a), &bad, 400).await;
+        let good = json!({"cardNumber": APPROVES, "expiry": "12/30"});
+        refused(&t, &card_link_path(&t, "A9999999"), &[good], 404).await;
+        let r = t
+            .operator(
+                Method::POST,
+                &card_link_path(&t, &a),
+                json!({"cardNumber": APPROVES, "expiry": "12/30"}),
+            )
+            .await;
+        assert_eq!(
+            (r.status, &r.json["creditCardNumber"]),
+            (200, &json!("XXXXXXXXXXXX1111"))
+        );
+        code(&t.post("linkCreditCard", &[("accountId", &a)]).await, "710");
+        let r = t.post("getLinkedCreditCard", &[("accountId", &a)]).await;
+        code(&r, "101");
+        let card = &r.json["creditcardDetails"];
+        assert_eq!(
+            (&card["cardType"], &card["expirationDate"]),
+            (&json!("VI"), &json!("1230"))
+        );
+
+        // The rules: an ACH trade (194), the card limit (106 naming amount), no provider (211).
+        let (ach_a, _, ach_trade) = trade_of_type(&t, "ACH").await;
+        link_card(&t, &ach_a, APPROVES).await;
+        let on_ach = [
+            ("accountId", ach_a.as_str()),
+            ("tradeId", ach_trade.as_str()),
+            ("createdIpAddress", "10.0.0.1"),
+        ];
+        code(&t.post("ccFundMove", &on_ach).await, "194");
+        settings(&t, json!({"cardLimit": "40.00"})).await;
+        let r = t.post("ccFundMove", &charge).await;
+        assert_eq!((r.code(), r.desc().contains("amount")), ("106", true), "{:?}", r.json);
+        settings(&t, json!({"cardLimit": "5000.00", "cardProvider": null})).await;
+        code(&t.post("ccFundMove", &charge).await, "211");
+        settings(&t, json!({"cardProvider": "sandbox"})).await;
+        let mut with_amount = charge.to_vec();
+        with_amount.push(("amount", "1e2"));
+        code(&t.post("ccFundMovement", &with_amount).await, "732");
+
+        let r = t.post("ccFundMove", &charge).await;
+        code(&r, "101");
+        let created = &r.json["transactionDetails"][0];
+        let keys: Vec<&str> = created.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "accountId",
+                "tradeId",
+                "offeringId",
+                "totalAmount",
+                "ccreferencenumber",
+                "fundStatus",
+                "transactionstatus"
+            ]
+        );
+        assert_eq!(
+            (&created["totalAmount"], &created["fundStatus"]),
+            (&json!("50.00"), &json!("Pending"))
+        );
+        code(&t.post("ccFundMove", &charge).await, "150");
+        let moves = card_history(&t, &a).await;
+        let ref_num = moves[0]["RefNum"].as_str().unwrap().to_owned();
+        let r = t
+            .post("getCCFundMoveInfo", &[("accountId", &a), ("RefNum", &ref_num)])
+            .await;
+        assert_eq!(
+            r.json["creditcardDetails"][0]["ccreferencenumber"],
+            created["ccreferencenumber"]
+        );
+        code(
+            &t.post("getCCFundMoveInfo", &[("accountId", &a), ("RefNum", "1")]).await,
+            "106",
+        );
+        code(
+            &t.post("getExternalFundMove", &[("accountId", &a), ("RefNum", &ref_num)])
+                .await,
+            "212",
+        );
+        code(&t.post("getAchPendingId", &[("accountId", &a)]).await, "212");
+
+        // The card batch captures it: settled, the trade funded, a second charge refused.
+        assert_eq!(run_cards(&t).await, 1);
+        assert_eq!(run_cards(&t).await, 0);
+        let settled = &card_history(&t, &a).await[0];
+        assert_eq!(
+            (&settled["fundStatus"], &settled["transactionstatus"]),
+            (&json!("Settled"), &json!("Approved"))
+        );
+        assert_eq!(settled["processorTransactionId"], format!("sbx-{ref_num}"));
+        assert_eq!(trade_status(&t, &id).await, "FUNDED");
+        code(&t.post("ccFundMove", &charge).await, "210");
+
+        // A declining card: declined, the trade free to be charged again.
+        let (d, _, did) = trade_of_type(&t, "CREDITCARD").await;
+        link_card(&t, &d, DECLINES).await;
+        let declined = [
+            ("accountId", d.as_str()),
+            ("tradeId", did.as_str()),
+            ("amount", "30"),
+            ("createdIpAddress", "10.0.0.2"),
+        ];
+        let r = t.post("ccFundMovement", &declined).await;
+        assert_eq!(r.json["transactionDetails"][0]["totalAmount"], "30.00");
+        assert_eq!(run_cards(&t).await, 1);
+        let m = &card_history(&t, &d).await[0];
+        assert_eq!(
+            (&m["fundStatus"], &m["errors"]),
+            (&json!("Declined"), &json!("Declined: do not honor"))
+        );
+        assert_eq!(trade_status(&t, &did).await, "CREATED");
+        code(&t.post("ccFundMovement", &declined).await, "101");
+
+        let r = t.post("deleteCreditCard", &[("accountId", &a)]).await;
+        assert_eq!(r.json["creditcardDetails"], "Credit card deleted successfully");
+        code(&t.post("getLinkedCreditCard", &[("accountId", &a)]).await, "149");
+    }
+);
+
+fn bank_link_path(t: &TestApp, account: &str) -> String {
+    format!("/operator/clients/{}/accounts/{account}/bank-link", t.client_id)
+}
+
+fn decrypt(key: &[u8; 32], sealed_b64: &str) -> String {
+    use aes_gcm::aead::Aead;
+    use aes_gcm::{Aes256Gcm, KeyInit, Nonce};
+    use base64::Engine;
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(sealed_b64)
+        .unwrap_or_else(|e| panic!("{e}: {sealed_b64:?}"));
+    let (nonce, sealed) = raw.split_at(12);
+    let plain = Aes256Gcm::new(key.into())
+        .decrypt(Nonce::from_slice(nonce), sealed)
+        .expect("decrypts");
+    String::from_utf8(plain).unwrap()
+}
+
+both!(
+    bank_links_are_completed_by_the_operator_with_part_1s_webhook,
+    |t: TestApp| async move {
+        let mut linked = hook(&t, "linkExternalAccount").await;
+        let mut relinked = hook(&t, "updateLinkExternalAccount").await;
+        let a = create_account(&t).await;
+        let body = json!({"routingNumber": ROUTING, "accountNumber": "000987654321", "accountType": "savings"});
+        // Nothing started: the operator has nothing to complete.
+        assert_eq!(
+            t.operator(Method::POST, &bank_link_path(&t, &a), body.clone())
+                .await
+                .status,
+            409
+        );
+        start_link(&t, "linkExternalAccount", &a).await;
+        let bad = [
+            json!({"routingNumber": "12345", "accountNumber": "1"}),
+            json!({"routingNumber": ROUTING, "accountNumber": "12a"}),
+            json!({"routingNumber": ROUTING, "accountNumber": "1", "accountType": "brokerage"}),
+        ];
+        refused(&t, &bank_link_path(&t, &a), &bad, 400).await;
+        refused(&t, &bank_link_path(&t, "A9999999"), std::slice::from_ref(&body), 404).await;
+        let r = t.operator(Method::POST, &bank_link_path(&t, &a), body.clone()).await;
+        assert_eq!(
+            (r.status, &r.json["Extnickname"], &r.json["accountType"]),
+            (200, &json!("Linked bank"), &json!("Savings"))
+        );
+        let got = linked.next(5).await.expect("linkExternalAccount webhook").pairs();
+        let names: Vec<&str> = got.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "id",
+                "accountId",
+                "refNum",
+                "institutionId",
+                "institution_name",
+                "account_number",
+                "account_name",
+                "account_subtype",
+                "account_mask",
+                "account_id",
+                "account_plaidId",
+                "routing_number",
+                "wire_routing",
+                "account_type",
+                "externalAccount",
+                "createdDate",
+                "createdIpAddress",
+                "updatedDate",
+                "updatedIpAddress"
+            ]
+        );
+        let field = |name: &str| got.iter().find(|(k, _)| k == name).unwrap().1.clone();
+        assert_eq!(
+            (field("accountId"), field("account_number"), field("account_mask")),
+            (a.clone(), "XXXXXXXX4321".into(), "4321".into())
+        );
+        assert_eq!(field("routing_number"), "XXXXX0021");
+        // The linked account is the external account fund moves debit.
+        let r = t.post("getExternalAccount", &[("accountId", &a)]).await;
+        assert_eq!(r.json["statusDesc"]["AccountNumber"], "MDAwOTg3NjU0MzIx");
+        code(&t.post("linkExternalAccount", &[("accountId", &a)]).await, "715");
+
+        // A replacement fires updateLinkExternalAccount, its numbers encrypted with the client's key.
+        let key = [7u8; 32];
+        let setting = format!("/operator/clients/{}/webhook-encryption", t.client_id);
+        use base64::Engine;
+        let encoded = base64::engine::general_purpose::STANDARD.encode(key);
+        assert_eq!(
+            t.operator(Method::PUT, &setting, json!({"key": encoded})).await.status,
+            200
+        );
+        code(&t.post("updateLinkExternalAccount", &[("accountId", &a)]).await, "101");
+        let r = t
+            .operator(
+                Method::POST,
+                &bank_link_path(&t, &a),
+                json!({"routingNumber": ROUTING, "accountNumber": "5550001"}),
+            )
+            .await;
+        assert_eq!(r.status, 200);
+        let got = relinked
+            .next(5)
+            .await
+            .expect("updateLinkExternalAccount webhook")
+            .pairs();
+        assert_eq!(got[0].0, "params");
+        let inner: Vec<(String, String)> = serde_urlencoded::from_str(&decrypt(&key, &got[0].1)).unwrap();
+        let field = |name: &str| inner.iter().find(|(k, _)| k == name).unwrap().1.clone();
+        assert_eq!(decrypt(&key, &field("account_number")), "5550001");
+        assert_eq!(decrypt(&key, &field("routing_number")), ROUTING);
+        assert!(
+            linked.next(1).await.is_none(),
+            "the replacement fires its own webhook only"
+        );
+    }
+);
+
+/// Links offering `o` to escrow account `number`.
+async fn escrowed(t: &TestApp, o: &str, number: &str) {
+    let path = format!("/operator/clients/{}/offerings/{o}/escrow-account", t.client_id);
+    let r = t
+        .operator(Method::PUT, &path, json!({"escrowAccountNumber": number}))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.json);
+}
+
+both!(
+    the_escrow_ledger_follows_every_fund_move_through_every_state,
+    |t: TestApp| async move {
+        const ESCROW: &str = "ESC-1";
+        let mut accounts = Vec::new();
+        // Voided.
+        let (a, o, id) = funded_setup(&t, "Main").await;
+        escrowed(&t, &o, ESCROW).await;
+        let r = fund(&t, &a, &o, &id, "50").await;
+        let ref_num = r.json["TradeFinancialDetails"][0]["RefNum"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        code(
+            &t.post("requestForVoidACH", &[("accountId", &a), ("RefNum", &ref_num)])
+                .await,
+            "101",
+        );
+        accounts.push(a);
+        // Submitted, settled by the bank, cancelled: refunded, the refund submitted too.
+        let (a, o, id) = funded_setup(&t, "Main").await;
+        escrowed(&t, &o, ESCROW).await;
+        let r = fund(&t, &a, &o, &id, "50.10").await;
+        let ref_num = r.json["TradeFinancialDetails"][0]["RefNum"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert_eq!(run_ach(&t).await, 1);
+        let bank = format!(
+            "/operator/clients/{}/accounts/{a}/fund-moves/{ref_num}/status",
+            t.client_id
+        );
+        assert_eq!(
+            t.operator(Method::POST, &bank, json!({"status": "Settled"}))
+                .await
+                .status,
+            200
+        );
+        code(&cancel_investment(&t, &id).await, "101");
+        assert_eq!(run_ach(&t).await, 1);
+        accounts.push(a);
+        // Returned by the sandbox nickname, on a second offering of the same escrow account.
+        let (a, o, id) = funded_setup(&t, "Test ACH R01").await;
+        escrowed(&t, &o, ESCROW).await;
+        code(&fund(&t, &a, &o, &id, "50").await, "101");
+        accounts.push(a);
+        // Cards: one settled, one declined, one still pending.
+        for (card, captured) in [(APPROVES, true), (DECLINES, true), (APPROVES, false)] {
+            let (a, o, id) = trade_of_type(&t, "CREDITCARD").await;
+            escrowed(&t, &o, ESCROW).await;
+            link_card(&t, &a, card).await;
+            let charge = [
+                ("accountId", a.as_str()),
+                ("tradeId", id.as_str()),
+                ("createdIpAddress", "10.0.0.3"),
+            ];
+            code(&t.post("ccFundMove", &charge).await, "101");
+            if captured {
+                assert_eq!(run_cards(&t).await, 1);
+            }
+            accounts.push(a);
+        }
+        // A move on an offering without an escrow account stays out of the ledger.
+        let (a, o, id) = funded_setup(&t, "Main").await;
+        code(&fund(&t, &a, &o, &id, "50").await, "101");
+
+        let mut expected: Vec<(String, String, i64)> = Vec::new();
+        for a in &accounts {
+            let ach = history(&t, a).await;
+            let cards = card_history(&t, a).await;
+            for m in ach.iter().chain(cards.iter()) {
+                let cents = (m["totalAmount"].as_str().unwrap().parse::<f64>().unwrap() * 100.0).round() as i64;
+                let sign = if m.get("type") == Some(&json!("refund")) { -1 } else { 1 };
+                expected.push((
+                    m["RefNum"].as_str().unwrap().to_owned(),
+                    m["fundStatus"].as_str().unwrap().to_owned(),
+                    sign * cents,
+                ));
+            }
+        }
+        expected.sort();
+        let ledger = shared::records::payments::ledger(t.store(), &t.client_id, ESCROW)
+            .await
+            .unwrap();
+        let mut got: Vec<(String, String, i64)> = ledger
+            .iter()
+            .map(|e| (e.ref_num.clone(), e.fund_status.name().to_owned(), e.amount_cents))
+            .collect();
+        got.sort();
+        assert_eq!(got, expected);
+        let states: std::collections::BTreeSet<&str> = got.iter().map(|(_, s, _)| s.as_str()).collect();
+        assert_eq!(
+            states.into_iter().collect::<Vec<_>>(),
+            ["Declined", "Pending", "Returned", "Settled", "Submitted", "Voided"]
+        );
+        assert!(
+            got.iter().any(|(_, s, c)| s == "Submitted" && *c == -5010),
+            "the refund, negative"
+        );
+        let settled: i64 = got.iter().filter(|(_, s, _)| s == "Settled").map(|(_, _, c)| c).sum();
+        assert_eq!(settled, 5010 + 5000, "the settled ACH debit and card charge");
     }
 );

@@ -103,6 +103,49 @@ pub fn trade_writes(client: &str, m: &FundMove, trade: &Stored<Trade>, now: &str
     }
 }
 
+/// The trade a payment is for, in CONTRACT's order: the account (`148`), the offering when
+/// named (`138`), the trade of that account and offering (`188`), the account's primary
+/// party (`135`); with the escrow account of the trade's offering (empty: none).
+pub async fn paid_trade(
+    ctx: &Ctx,
+    account: &str,
+    offering_id: Option<&str>,
+    trade_id: &str,
+) -> Result<(Stored<Trade>, String), ApiError> {
+    let (store, client) = (ctx.store(), ctx.client_id());
+    active_account(ctx, account).await?;
+    let named = match offering_id {
+        Some(o) => Some(offering::live(store, client, o).await?),
+        None => None,
+    };
+    let trade = trade::existing(store, client, trade_id).await?;
+    let other_offering = offering_id.is_some_and(|o| trade.rec.offering_id != o);
+    if trade.rec.account_id != account || other_offering || trade.rec.deleted {
+        return Err(no_trade());
+    }
+    if primary_party(store, client, account).await?.is_none() {
+        return Err(shared::model::link::no_primary_party());
+    }
+    let offering = match named {
+        Some(o) => Some(o),
+        None => offering::load(store, client, &trade.rec.offering_id).await?,
+    };
+    let escrow = offering.map(|o| o.rec.escrow_account_number).unwrap_or_default();
+    Ok((trade, escrow))
+}
+
+/// The trade can take a payment: no move holds it (`150` while one is `Pending`, `210` once
+/// `Submitted` or `Settled`), and it is `CREATED` (`190`).
+pub async fn not_funded(ctx: &Ctx, trade: &Trade) -> Result<(), ApiError> {
+    if let Some(held) = pay::holding_move(ctx.store(), ctx.client_id(), &trade.id).await? {
+        return Err(already_funding(held.rec.fund_status));
+    }
+    if trade.status() != TradeStatus::Created {
+        return Err(wrong_status(format!("Trade status {} cannot be funded", trade.status)));
+    }
+    Ok(())
+}
+
 /// What externalFundMove takes, parsed (`106`, `732`).
 struct Request {
     account: String,
@@ -145,15 +188,7 @@ pub async fn fund_move(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         .transact(async move |ctx, _| {
             let client = ctx.client_id();
             let store = ctx.store();
-            active_account(&ctx, &req.account).await?;
-            offering::live(store, client, &req.offering).await?;
-            let trade = trade::existing(store, client, &req.trade).await?;
-            if trade.rec.account_id != req.account || trade.rec.offering_id != req.offering || trade.rec.deleted {
-                return Err(no_trade());
-            }
-            if primary_party(store, client, &req.account).await?.is_none() {
-                return Err(shared::model::link::no_primary_party());
-            }
+            let (trade, escrow) = paid_trade(&ctx, &req.account, Some(&req.offering), &req.trade).await?;
             if trade.rec.transaction_type != "ACH" {
                 return Err(not_ach());
             }
@@ -165,18 +200,7 @@ pub async fn fund_move(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             if pay::ach_blocked(store, client, &req.account).await? {
                 return Err(blocked());
             }
-            if let Some(ref_num) = pay::funding(store, client, &req.trade).await? {
-                let status = pay::fund_move(store, client, &ref_num)
-                    .await?
-                    .map(|m| m.rec.fund_status);
-                return Err(already_funding(status.unwrap_or(FundStatus::Pending)));
-            }
-            if trade.rec.status() != TradeStatus::Created {
-                return Err(wrong_status(format!(
-                    "Trade status {} cannot be funded",
-                    trade.rec.status
-                )));
-            }
+            not_funded(&ctx, &trade.rec).await?;
             check_aba(&ext.routing_number)?;
             let (settings, _) = pay::settings(store, client).await?;
             if trade.rec.total_amount > settings.max_single_ach {
@@ -207,6 +231,8 @@ pub async fn fund_move(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 created_date: now.clone(),
                 updated_date: now.clone(),
                 created_ip: req.ip.clone(),
+                card: None,
+                escrow_account: escrow,
             };
             let mut writes = billing(&ctx, "externalFundMove", &req.account, &pending.ref_num)?;
             let mut events = vec![view_event(
@@ -248,7 +274,7 @@ async fn the_move(ctx: &Ctx, p: &Params) -> Result<Stored<FundMove>, ApiError> {
     let ref_num = numeric_id("RefNum", &p.req(&["RefNum", "refNum"])?).map_err(|_| none_pending())?;
     let account = AccountId::parse(&account)?;
     match pay::fund_move(ctx.store(), ctx.client_id(), &ref_num).await? {
-        Some(m) if m.rec.account_id == account.as_str() => Ok(m),
+        Some(m) if m.rec.account_id == account.as_str() && !m.rec.is_card() => Ok(m),
         _ => {
             shared::records::live::<shared::model::Account>(ctx, account.as_str(), shared::model::ids::no_account)
                 .await?;
@@ -287,7 +313,7 @@ pub async fn void(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn pending(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = AccountId::param(&p, &["accountId"])?;
     shared::records::live::<shared::model::Account>(&ctx, account.as_str(), shared::model::ids::no_account).await?;
-    let moves = pay::account_moves(ctx.store(), ctx.client_id(), account.as_str()).await?;
+    let moves = pay::account_moves(ctx.store(), ctx.client_id(), account.as_str(), false).await?;
     let list: Vec<Value> = moves
         .iter()
         .filter(|m| m.fund_status == FundStatus::Pending)
@@ -354,7 +380,7 @@ pub async fn info(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn history(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = AccountId::param(&p, &["accountId"])?;
     shared::records::live::<shared::model::Account>(&ctx, account.as_str(), shared::model::ids::no_account).await?;
-    let moves = pay::account_moves(ctx.store(), ctx.client_id(), account.as_str()).await?;
+    let moves = pay::account_moves(ctx.store(), ctx.client_id(), account.as_str(), false).await?;
     let list: Vec<Value> = moves.iter().map(|m| shared::model::object(&m.view()).into()).collect();
     Ok(Reply::ok().with_value("accountDetails", Value::Array(list)))
 }

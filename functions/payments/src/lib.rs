@@ -1,16 +1,19 @@
-//! The payments group: external bank accounts, ACH fund moves and the operator's payment
-//! settings. Records live in `shared::model::payments` and `shared::records::payments`,
+//! The payments group: external bank accounts, ACH fund moves, card payments, their
+//! batches and the operator's payment settings. Records live in `shared::model::payments` and `shared::records::payments`,
 //! where custody and escrow read them too. Shapes and decisions: `docs/payments.md`.
 
 mod ach;
 mod batch;
+mod cards;
 mod external;
+mod links;
 mod settings;
 mod support;
 
 use shared::{Function, Routes};
 
 pub use batch::ACH as ACH_BATCH;
+pub use cards::CARD_BATCH;
 
 /// The payments function: this group's routes; it keeps no documents.
 pub const FUNCTION: Function = Function {
@@ -27,4 +30,6 @@ pub fn routes() -> Routes {
         .merge(ach::routes())
         .merge(settings::routes())
         .merge(batch::routes())
+        .merge(cards::routes())
+        .merge(links::routes())
 }

@@ -38,7 +38,7 @@ pub const OPERATOR: Function = Function {
 
 /// Every batch, as the batches function and the local API's schedules run them (the
 /// operator's run-now endpoints are registered by the groups that own them).
-pub const BATCHES: [Batch; 1] = [payments::ACH_BATCH];
+pub const BATCHES: [Batch; 2] = [payments::ACH_BATCH, payments::CARD_BATCH];
 
 /// Every function of the client and operator APIs, as deployed (the webhook consumer,
 /// which serves no route, aside).

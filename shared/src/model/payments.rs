@@ -3,6 +3,7 @@
 //! says "not shown" are in `docs/payments.md`). No store, no `Ctx`.
 
 use base64::Engine;
+use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
@@ -73,10 +74,11 @@ pub fn b64(digits: &str) -> String {
 /// The record of createExternalAccount, updateExternalAccount and their webhooks, in part 1's
 /// order: the owner's ID under `accountId` or `issuerId`.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ExternalAccountView<'a> {
-    #[serde(rename = "accountId", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub account_id: Option<&'a str>,
-    #[serde(rename = "issuerId", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub issuer_id: Option<&'a str>,
     #[serde(rename = "ExtAccountfullname")]
     pub full_name: &'a str,
@@ -87,12 +89,12 @@ pub struct ExternalAccountView<'a> {
     #[serde(rename = "ExtAccountnumber")]
     pub account_number: String,
     pub types: &'static str,
-    #[serde(rename = "accountType")]
     pub account_type: &'a str,
 }
 
 /// getExternalAccount's details (OBSERVED: inside `statusDesc`).
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ExternalAccountDetails<'a> {
     #[serde(rename = "AccountName")]
     pub full_name: &'a str,
@@ -102,11 +104,8 @@ pub struct ExternalAccountDetails<'a> {
     pub account_number: String,
     #[serde(rename = "AccountRoutingNumber")]
     pub routing_number: String,
-    #[serde(rename = "accountType")]
     pub account_type: &'a str,
-    #[serde(rename = "createdDate")]
     pub created_date: &'a str,
-    #[serde(rename = "updatedDate")]
     pub updated_date: &'a str,
 }
 
@@ -276,22 +275,161 @@ pub struct FundMove {
     pub created_date: String,
     pub updated_date: String,
     pub created_ip: String,
+    /// The card processor's side of a card move (`kind` `card`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub card: Option<CardCharge>,
+    /// The escrow account of the trade's offering when the move was made (empty: none); the
+    /// move's ledger entry lives under it.
+    #[serde(default)]
+    pub escrow_account: String,
+}
+
+/// One fund move in its escrow account's ledger (CONTRACT, "The escrow ledger"): written in
+/// the transaction of the move and of each status change after it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LedgerEntry {
+    pub escrow_account_number: String,
+    pub ref_num: String,
+    /// `debit`, `card` or `refund`.
+    pub kind: String,
+    /// US cents; a refund is negative.
+    pub amount_cents: i64,
+    pub fund_status: FundStatus,
+    pub account_id: String,
+    pub trade_id: String,
+    pub offering_id: String,
+    pub created_date: String,
+    pub updated_date: String,
+}
+
+/// An amount in whole cents (amounts have two places at most).
+pub fn cents(amount: Decimal) -> i64 {
+    (amount.round_dp(2) * Decimal::ONE_HUNDRED).to_i64().unwrap_or(i64::MAX)
+}
+
+/// What the card processor says of a card move.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CardCharge {
+    /// The reference answered at creation (`ccreferencenumber`).
+    pub cc_reference: String,
+    /// The processor's token of the card charged.
+    pub token: String,
+    pub processor_transaction_id: String,
+    pub processor_transaction_message: String,
+    pub processor_token_message: String,
+}
+
+/// A card linked to an account: the processor's token and what may be shown, never the
+/// full number.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LinkedCard {
+    pub account_id: String,
+    /// `VI`, `MC`, `DI` or `AX` (the incumbent's card types).
+    pub brand: String,
+    pub last4: String,
+    /// `MM/YY`.
+    pub expiry: String,
+    pub token: String,
+    pub created_date: String,
+    pub updated_date: String,
+}
+
+/// getLinkedCreditCard's record (designed: the retired getCreditCard's fields without the
+/// number in clear or the CVV).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LinkedCardView<'a> {
+    pub account_id: &'a str,
+    #[serde(rename = "cardType")]
+    pub brand: &'a str,
+    #[serde(rename = "creditCardNumber")]
+    pub number: String,
+    /// `MMYY`, as the retired addCreditCard took it.
+    #[serde(rename = "expirationDate")]
+    pub expiry: String,
+    pub created_date: &'a str,
+    pub updated_date: &'a str,
+}
+
+impl LinkedCard {
+    pub fn view(&self) -> LinkedCardView<'_> {
+        LinkedCardView {
+            account_id: &self.account_id,
+            brand: &self.brand,
+            number: format!("XXXXXXXXXXXX{}", self.last4),
+            expiry: self.expiry.replace('/', ""),
+            created_date: &self.created_date,
+            updated_date: &self.updated_date,
+        }
+    }
+}
+
+/// ccFundMove's and ccFundMovement's `transactionDetails` element (part 3).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CardCreated<'a> {
+    #[serde(flatten)]
+    pub head: MoveHead<'a>,
+    pub total_amount: String,
+    pub ccreferencenumber: &'a str,
+    pub fund_status: &'static str,
+    pub transactionstatus: &'a str,
+}
+
+/// A card transaction as getCCFundMoveHistory and getCCFundMoveInfo list it (part 3's
+/// fields, the processor's under their neutral names).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CardMoveView<'a> {
+    #[serde(flatten)]
+    pub head: MoveHead<'a>,
+    pub total_amount: String,
+    pub ccreferencenumber: &'a str,
+    #[serde(rename = "RefNum")]
+    pub ref_num: &'a str,
+    pub fund_status: &'static str,
+    pub transactionstatus: &'a str,
+    pub errors: &'a str,
+    pub created_date: &'a str,
+    pub processor_transaction_id: &'a str,
+    pub processor_transaction_message: &'a str,
+    pub processor_token_message: &'a str,
+}
+
+/// An investor's bank or card link in progress (linkExternalAccount,
+/// updateLinkExternalAccount, linkCreditCard), until the operator completes it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LinkSession {
+    pub account_id: String,
+    /// The operation that started it: its webhook fires when the link completes.
+    pub method: String,
+    pub id: String,
+    pub created_date: String,
+    pub ip_address: String,
+}
+
+/// The fields every fund-move record starts with.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MoveHead<'a> {
+    pub account_id: &'a str,
+    pub trade_id: &'a str,
+    pub offering_id: &'a str,
 }
 
 /// externalFundMove's `TradeFinancialDetails` element.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FundMoveCreated<'a> {
-    #[serde(rename = "accountId")]
-    pub account_id: &'a str,
-    #[serde(rename = "tradeId")]
-    pub trade_id: &'a str,
-    #[serde(rename = "offeringId")]
-    pub offering_id: &'a str,
-    #[serde(rename = "totalAmount")]
+    #[serde(flatten)]
+    pub head: MoveHead<'a>,
     pub total_amount: String,
     #[serde(rename = "RefNum")]
     pub ref_num: &'a str,
-    #[serde(rename = "fundStatus")]
     pub fund_status: &'static str,
     pub transactionstatus: &'a str,
     pub notes: &'a str,
@@ -300,16 +438,12 @@ pub struct FundMoveCreated<'a> {
 /// A fund move as the reads list it (getExternalFundMove, getExternalFundMoveHistory,
 /// getAchPendingId): OBSERVED's fields.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FundMoveView<'a> {
-    #[serde(rename = "accountId")]
-    pub account_id: &'a str,
-    #[serde(rename = "tradeId")]
-    pub trade_id: &'a str,
-    #[serde(rename = "offeringId")]
-    pub offering_id: &'a str,
+    #[serde(flatten)]
+    pub head: MoveHead<'a>,
     #[serde(rename = "Bankname")]
     pub bank_name: &'a str,
-    #[serde(rename = "totalAmount")]
     pub total_amount: String,
     #[serde(rename = "Accountnumber")]
     pub account_number: String,
@@ -320,29 +454,22 @@ pub struct FundMoveView<'a> {
     #[serde(rename = "Accountfullname")]
     pub account_fullname: &'a str,
     pub transactionstatus: &'a str,
-    #[serde(rename = "routingNumberStatus")]
     pub routing_number_status: &'static str,
-    #[serde(rename = "fundStatus")]
     pub fund_status: &'static str,
     pub errors: &'a str,
     #[serde(rename = "type")]
     pub kind: &'a str,
-    #[serde(rename = "createdDate")]
     pub created_date: &'a str,
 }
 
 /// A pending fund move as getAchPendingId lists it.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PendingView<'a> {
-    #[serde(rename = "accountId")]
-    pub account_id: &'a str,
-    #[serde(rename = "tradeId")]
-    pub trade_id: &'a str,
-    #[serde(rename = "offeringId")]
-    pub offering_id: &'a str,
+    #[serde(flatten)]
+    pub head: MoveHead<'a>,
     #[serde(rename = "Bankname")]
     pub bank_name: &'a str,
-    #[serde(rename = "totalAmount")]
     pub total_amount: String,
     #[serde(rename = "Accountnumber")]
     pub account_number: String,
@@ -351,23 +478,18 @@ pub struct PendingView<'a> {
     #[serde(rename = "Accountfullname")]
     pub account_fullname: &'a str,
     pub transactionstatus: &'a str,
-    #[serde(rename = "routingNumberStatus")]
     pub routing_number_status: &'static str,
-    #[serde(rename = "fundStatus")]
     pub fund_status: &'static str,
-    #[serde(rename = "createdDate")]
     pub created_date: &'a str,
 }
 
 /// The `updateExternalFundMoveStatus` webhook (part 1's payload).
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FundMoveStatusEvent<'a> {
-    #[serde(rename = "accountId")]
     pub account_id: &'a str,
-    #[serde(rename = "tradeId")]
     pub trade_id: &'a str,
     pub transactionstatus: &'a str,
-    #[serde(rename = "fundStatus")]
     pub fund_status: &'static str,
     #[serde(rename = "RefNum")]
     pub ref_num: &'a str,
@@ -376,19 +498,25 @@ pub struct FundMoveStatusEvent<'a> {
 
 /// The `externalFundMove` webhook (part 1: `tradeId`, `RefNum`).
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FundMoveEvent<'a> {
-    #[serde(rename = "tradeId")]
     pub trade_id: &'a str,
     #[serde(rename = "RefNum")]
     pub ref_num: &'a str,
 }
 
 impl FundMove {
-    pub fn created_view(&self) -> FundMoveCreated<'_> {
-        FundMoveCreated {
+    fn head(&self) -> MoveHead<'_> {
+        MoveHead {
             account_id: &self.account_id,
             trade_id: &self.trade_id,
             offering_id: &self.offering_id,
+        }
+    }
+
+    pub fn created_view(&self) -> FundMoveCreated<'_> {
+        FundMoveCreated {
+            head: self.head(),
             total_amount: money(self.amount),
             ref_num: &self.ref_num,
             fund_status: self.fund_status.name(),
@@ -399,9 +527,7 @@ impl FundMove {
 
     pub fn view(&self) -> FundMoveView<'_> {
         FundMoveView {
-            account_id: &self.account_id,
-            trade_id: &self.trade_id,
-            offering_id: &self.offering_id,
+            head: self.head(),
             bank_name: &self.bank_name,
             total_amount: money(self.amount),
             account_number: b64(&self.account_number),
@@ -431,7 +557,60 @@ impl FundMove {
 
     /// Whether the move is a debit for a trade (a refund moves money back and never funds).
     pub fn is_debit(&self) -> bool {
-        self.kind == "debit"
+        self.kind == "debit" || self.is_card()
+    }
+
+    /// The move's entry in its escrow account's ledger, if the offering has one.
+    pub fn ledger_entry(&self) -> Option<LedgerEntry> {
+        if self.escrow_account.is_empty() {
+            return None;
+        }
+        let sign = if self.kind == "refund" { -1 } else { 1 };
+        Some(LedgerEntry {
+            escrow_account_number: self.escrow_account.clone(),
+            ref_num: self.ref_num.clone(),
+            kind: self.kind.clone(),
+            amount_cents: sign * cents(self.amount),
+            fund_status: self.fund_status,
+            account_id: self.account_id.clone(),
+            trade_id: self.trade_id.clone(),
+            offering_id: self.offering_id.clone(),
+            created_date: self.created_date.clone(),
+            updated_date: self.updated_date.clone(),
+        })
+    }
+
+    /// Whether the move charges a card (ccFundMove, ccFundMovement).
+    pub fn is_card(&self) -> bool {
+        self.kind == "card"
+    }
+
+    pub fn card_created_view(&self) -> CardCreated<'_> {
+        CardCreated {
+            head: self.head(),
+            total_amount: money(self.amount),
+            ccreferencenumber: self.card.as_ref().map_or("", |c| c.cc_reference.as_str()),
+            fund_status: self.fund_status.name(),
+            transactionstatus: &self.transaction_status,
+        }
+    }
+
+    pub fn card_view(&self) -> CardMoveView<'_> {
+        let card = self.card.as_ref();
+        let field = |f: fn(&CardCharge) -> &str| card.map_or("", f);
+        CardMoveView {
+            head: self.head(),
+            total_amount: money(self.amount),
+            ccreferencenumber: field(|c| &c.cc_reference),
+            ref_num: &self.ref_num,
+            fund_status: self.fund_status.name(),
+            transactionstatus: &self.transaction_status,
+            errors: &self.errors,
+            created_date: &self.created_date,
+            processor_transaction_id: field(|c| &c.processor_transaction_id),
+            processor_transaction_message: field(|c| &c.processor_transaction_message),
+            processor_token_message: field(|c| &c.processor_token_message),
+        }
     }
 
     /// The refund of this settled debit: a credit of the same amount to `to`, the
@@ -441,6 +620,7 @@ impl FundMove {
         let mut r = FundMove {
             ref_num,
             kind: "refund".into(),
+            card: None,
             fund_status: FundStatus::Pending,
             transaction_status: "Pending".into(),
             errors: String::new(),
@@ -476,9 +656,7 @@ impl FundMove {
     /// getAchPendingId's record (part 3, "ACH fund move": the pending-list fields).
     pub fn pending_view(&self) -> PendingView<'_> {
         PendingView {
-            account_id: &self.account_id,
-            trade_id: &self.trade_id,
-            offering_id: &self.offering_id,
+            head: self.head(),
             bank_name: &self.bank_name,
             total_amount: money(self.amount),
             account_number: b64(&self.account_number),

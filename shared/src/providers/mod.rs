@@ -3,3 +3,4 @@
 
 pub mod esign;
 pub mod kyc;
+pub mod payments;

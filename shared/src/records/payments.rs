@@ -11,7 +11,9 @@
 
 use crate::error::ApiError;
 use crate::ids::sortable;
-use crate::model::payments::{ExternalAccount, FundMove, FundStatus, Owner, PaymentSettings};
+use crate::model::payments::{
+    ExternalAccount, FundMove, FundStatus, LedgerEntry, LinkSession, LinkedCard, Owner, PaymentSettings,
+};
 use crate::records::{decode, Stored};
 use crate::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Store, Val, Write};
 
@@ -75,20 +77,28 @@ pub fn move_key(client: &str, ref_num: &str) -> Key {
     Key::new(format!("{client}#FUNDMOVE"), sortable(ref_num))
 }
 
-fn account_moves_pk(client: &str, account: &str) -> String {
-    format!("{client}#ACH#{account}")
+/// The index partition of an account's ACH moves (debits and refunds) or card moves.
+fn account_moves_pk(client: &str, account: &str, card: bool) -> String {
+    let method = if card { "CC" } else { "ACH" };
+    format!("{client}#{method}#{account}")
 }
 
-/// The index partition of the moves the batch submits.
-pub const DUE: &str = "ACHDUE";
+/// The index partitions of the moves each batch processes: ACH debits and refunds, card
+/// charges.
+pub const ACH_DUE: &str = "ACHDUE";
+pub const CARD_DUE: &str = "CARDDUE";
 
 /// Writes `after` as new (`before` none) or over the version read, with its index keys.
 pub fn move_put(client: &str, after: &FundMove, before: Option<i64>) -> Result<Write, ApiError> {
     let mut item = json_item(move_key(client, &after.ref_num), after, before.map_or(1, |v| v + 1))?;
-    item.insert("gsi2pk".into(), Val::S(account_moves_pk(client, &after.account_id)));
+    item.insert(
+        "gsi2pk".into(),
+        Val::S(account_moves_pk(client, &after.account_id, after.is_card())),
+    );
     item.insert("gsi2sk".into(), Val::S(sortable(&after.ref_num)));
     if after.fund_status == FundStatus::Pending {
-        item.insert("gsi1pk".into(), Val::S(DUE.into()));
+        let due = if after.is_card() { CARD_DUE } else { ACH_DUE };
+        item.insert("gsi1pk".into(), Val::S(due.into()));
         item.insert(
             "gsi1sk".into(),
             Val::S(format!("{}#{client}#{}", after.created_date, sortable(&after.ref_num))),
@@ -97,10 +107,36 @@ pub fn move_put(client: &str, after: &FundMove, before: Option<i64>) -> Result<W
     Ok(versioned_put(item, before))
 }
 
-/// The writes of a new move: its record, and for a debit the markers its status holds
-/// (fund-once while `Pending`, `Submitted` or `Settled`; pending-ACH while `Pending`).
+/// The key of a move's entry in its escrow account's ledger (shared by every offering
+/// linked to the account).
+pub fn ledger_key(client: &str, escrow: &str, ref_num: &str) -> Key {
+    Key::new(format!("{client}#LEDGER#{escrow}"), sortable(ref_num))
+}
+
+/// The move's ledger entry as it now stands, if its offering has an escrow account.
+fn ledger_write(client: &str, m: &FundMove) -> Result<Option<Write>, ApiError> {
+    let Some(entry) = m.ledger_entry() else {
+        return Ok(None);
+    };
+    let item = json_item(
+        ledger_key(client, &entry.escrow_account_number, &entry.ref_num),
+        &entry,
+        1,
+    )?;
+    Ok(Some(Write::Put { item, cond: None }))
+}
+
+/// An escrow account's ledger, oldest move first.
+pub async fn ledger(store: &dyn Store, client: &str, escrow: &str) -> Result<Vec<LedgerEntry>, ApiError> {
+    all_in(store, Index::Table, format!("{client}#LEDGER#{escrow}")).await
+}
+
+/// The writes of a new move: its record, its ledger entry, and for a debit the markers its
+/// status holds (fund-once while `Pending`, `Submitted` or `Settled`; pending-ACH while
+/// `Pending`).
 pub fn move_new(client: &str, m: &FundMove) -> Result<Vec<Write>, ApiError> {
     let mut writes = vec![move_put(client, m, None)?];
+    writes.extend(ledger_write(client, m)?);
     if m.is_debit() && m.fund_status.holds_trade() {
         writes.push(funding_put(client, &m.trade_id, &m.ref_num));
     }
@@ -111,9 +147,10 @@ pub fn move_new(client: &str, m: &FundMove) -> Result<Vec<Write>, ApiError> {
 }
 
 /// The writes of a move changing from `before` (as read) to `after`: the record over the
-/// version read, and for a debit the markers it leaves.
+/// version read, its ledger entry, and for a debit the markers it leaves.
 pub fn move_change(client: &str, before: &Stored<FundMove>, after: &FundMove) -> Result<Vec<Write>, ApiError> {
     let mut writes = vec![move_put(client, after, Some(before.version))?];
+    writes.extend(ledger_write(client, after)?);
     if !after.is_debit() {
         return Ok(writes);
     }
@@ -144,23 +181,38 @@ pub async fn fund_move(store: &dyn Store, client: &str, ref_num: &str) -> Result
     get_json(store, &move_key(client, ref_num)).await
 }
 
-/// An account's fund moves, oldest first (one query per page of 500).
-pub async fn account_moves(store: &dyn Store, client: &str, account: &str) -> Result<Vec<FundMove>, ApiError> {
-    let mut q = Query::new(Index::Gsi2, account_moves_pk(client, account));
+/// Every record of one partition (of the table or an index), oldest first: one query per
+/// page of 500.
+async fn all_in<T: serde::de::DeserializeOwned>(
+    store: &dyn Store,
+    index: Index,
+    pk: String,
+) -> Result<Vec<T>, ApiError> {
+    let mut q = Query::new(index, pk);
     q.sk = SkRange::All;
     q.forward = true;
     q.limit = 500;
     crate::records::query_all(store, q)
         .await?
         .iter()
-        .map(|item| decode(item, "corrupt fund move").map(|s: Stored<FundMove>| s.rec))
+        .map(|item| decode(item, "corrupt payment record").map(|s: Stored<T>| s.rec))
         .collect()
 }
 
-/// Every client's `Pending` moves, oldest first: (client, move). One index query a page;
-/// the index holds nothing else.
-pub async fn due_moves(store: &dyn Store) -> Result<Vec<(String, FundMove)>, ApiError> {
-    let mut q = Query::new(Index::Gsi1, DUE);
+/// An account's ACH moves (or its card moves), oldest first.
+pub async fn account_moves(
+    store: &dyn Store,
+    client: &str,
+    account: &str,
+    card: bool,
+) -> Result<Vec<FundMove>, ApiError> {
+    all_in(store, Index::Gsi2, account_moves_pk(client, account, card)).await
+}
+
+/// Every client's `Pending` moves of a batch (`due`: [`ACH_DUE`] or [`CARD_DUE`]), oldest
+/// first: (client, move). One index query a page; the index holds nothing else.
+pub async fn due_moves(store: &dyn Store, due: &str) -> Result<Vec<(String, FundMove)>, ApiError> {
+    let mut q = Query::new(Index::Gsi1, due);
     q.sk = SkRange::All;
     q.forward = true;
     q.limit = 500;
@@ -202,6 +254,60 @@ pub fn funding_put(client: &str, trade_id: &str, ref_num: &str) -> Write {
 pub fn funding_clear(client: &str, trade_id: &str) -> Write {
     Write::Delete {
         key: funding_key(client, trade_id),
+        cond: None,
+    }
+}
+
+// ---------------------------------------------------------------- cards and links
+
+pub fn card_key(client: &str, account: &str) -> Key {
+    Key::new(format!("{client}#CARD"), account)
+}
+
+pub async fn linked_card(
+    store: &dyn Store,
+    client: &str,
+    account: &str,
+) -> Result<Option<Stored<LinkedCard>>, ApiError> {
+    get_json(store, &card_key(client, account)).await
+}
+
+/// Links `card` (over the one linked before, if `before` names its version).
+pub fn card_put(client: &str, card: &LinkedCard, before: Option<i64>) -> Result<Write, ApiError> {
+    let item = json_item(card_key(client, &card.account_id), card, before.map_or(1, |v| v + 1))?;
+    Ok(versioned_put(item, before))
+}
+
+pub fn card_delete(client: &str, before: &Stored<LinkedCard>) -> Write {
+    Write::Delete {
+        key: card_key(client, &before.rec.account_id),
+        cond: Some(Cond::Cmp("v".into(), CmpOp::Eq, Val::from(before.version))),
+    }
+}
+
+/// The key of an account's bank (`BANK`) or card (`CARD`) link in progress.
+pub fn link_key(client: &str, what: &str, account: &str) -> Key {
+    Key::new(format!("{client}#LINK#{what}"), account)
+}
+
+pub async fn link_session(
+    store: &dyn Store,
+    client: &str,
+    what: &str,
+    account: &str,
+) -> Result<Option<Stored<LinkSession>>, ApiError> {
+    get_json(store, &link_key(client, what, account)).await
+}
+
+/// Starts (or restarts) a link: the latest request wins.
+pub fn link_put(client: &str, what: &str, session: &LinkSession) -> Result<Write, ApiError> {
+    let item = json_item(link_key(client, what, &session.account_id), session, 1)?;
+    Ok(Write::Put { item, cond: None })
+}
+
+pub fn link_clear(client: &str, what: &str, account: &str) -> Write {
+    Write::Delete {
+        key: link_key(client, what, account),
         cond: None,
     }
 }

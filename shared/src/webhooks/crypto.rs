@@ -13,16 +13,22 @@ pub fn parse_key(b64: &str) -> Result<[u8; 32], String> {
     bytes.try_into().map_err(|_| "32 bytes (AES-256) are needed".to_owned())
 }
 
-/// The form body carrying `payload` encrypted under `key`.
-pub fn encrypt(key: &[u8; 32], payload: &str) -> Result<String, String> {
+/// `value` encrypted under `key`: base64 of the nonce, the ciphertext and the tag (what
+/// `params` holds; also single bank numbers inside a payload, CONTRACT).
+pub fn seal(key: &[u8; 32], value: &str) -> Result<String, String> {
     let mut nonce = [0u8; 12];
     getrandom::fill(&mut nonce).map_err(|e| e.to_string())?;
     let sealed = Aes256Gcm::new(key.into())
-        .encrypt(Nonce::from_slice(&nonce), payload.as_bytes())
+        .encrypt(Nonce::from_slice(&nonce), value.as_bytes())
         .map_err(|e| e.to_string())?;
     let mut params = nonce.to_vec();
     params.extend(sealed);
-    serde_urlencoded::to_string([("params", STANDARD.encode(params))]).map_err(|e| e.to_string())
+    Ok(STANDARD.encode(params))
+}
+
+/// The form body carrying `payload` encrypted under `key`.
+pub fn encrypt(key: &[u8; 32], payload: &str) -> Result<String, String> {
+    serde_urlencoded::to_string([("params", seal(key, payload)?)]).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
