@@ -849,7 +849,7 @@ both!(edit_trade_changes_units_and_the_offering, |t: TestApp| async move {
     assert_eq!(r.code(), "101", "{:?}", r.json);
     assert_eq!(
         r.json["TradeFinancialDetails"],
-        json!({"tradeId": id, "shares": "25", "sharePrice": 250.0, "totalShares": "100", "remainingShares": "75", "closeId": ""})
+        json!({"tradeId": id, "shares": "25", "sharePrice": 250, "totalShares": "100", "remainingShares": "75", "closeId": ""})
     );
     let got = h.next(5).await.expect("editTrade webhook");
     assert_eq!(
@@ -969,7 +969,7 @@ both!(
         assert_eq!(r.code(), "101", "{:?}", r.json);
         assert_eq!(
             r.json["TradeFinancialDetails"],
-            json!({"tradeId": id, "sharePrice": 100.0, "unitPrice": "12.500000", "totalShares": "8"})
+            json!({"tradeId": id, "sharePrice": 100, "unitPrice": "12.500000", "totalShares": "8"})
         );
         let got = h.next(5).await.expect("webhook");
         assert_eq!(

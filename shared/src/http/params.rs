@@ -3,6 +3,7 @@
 
 use bytes::Bytes;
 use percent_encoding::percent_decode;
+use rust_decimal::prelude::ToPrimitive;
 use serde_json::{Map, Value};
 
 use crate::error::ApiError;
@@ -202,9 +203,13 @@ impl Params {
     /// parses where the integer `2` does; `2.5` stays `2.5`.
     pub fn integer_text(&self, name: &str) -> Result<Option<String>, ApiError> {
         if let Some(Value::Number(n)) = self.map.get(name) {
-            let integral = |f: &f64| n.is_f64() && f.fract() == 0.0 && f.abs() < i64::MAX as f64;
-            if let Some(f) = n.as_f64().filter(integral) {
-                return Ok(Some((f as i64).to_string()));
+            // The number's own text (`2.0`, `2e0`), read as a decimal: no float involved.
+            let text = n.to_string();
+            let exact = text
+                .parse::<rust_decimal::Decimal>()
+                .or_else(|_| rust_decimal::Decimal::from_scientific(&text));
+            if let Some(whole) = exact.ok().filter(|d| d.fract().is_zero()).and_then(|d| d.to_i64()) {
+                return Ok(Some(whole.to_string()));
             }
         }
         self.opt(&[name])

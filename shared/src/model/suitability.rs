@@ -1,6 +1,7 @@
 //! Suitability records (calculateSuitability, getSuitability, updateSuitability,
 //! deleteSuitability): one per account, keyed by the account ID.
 
+use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -84,20 +85,53 @@ impl Suitability {
     /// `investmentExperience`, `privOffExperience`), rounded half up and kept within 1 to 5
     /// (part 2's scale); empty when none is set.
     pub fn calculate_score(&mut self) {
-        let scores: Vec<f64> = [
+        let scores: Vec<Decimal> = [
             &self.risk_profile,
             &self.investment_experience,
             &self.priv_off_experience,
         ]
         .iter()
-        .filter_map(|s| s.trim().parse::<f64>().ok())
-        .filter(|v| v.is_finite())
+        .filter_map(|s| {
+            let t = s.trim();
+            t.parse::<Decimal>().or_else(|_| Decimal::from_scientific(t)).ok()
+        })
         .collect();
         self.score = if scores.is_empty() {
             String::new()
         } else {
-            let mean = scores.iter().sum::<f64>() / scores.len() as f64;
-            format!("{}", (mean + 0.5).floor().clamp(1.0, 5.0) as i64)
+            let sum = scores.iter().try_fold(Decimal::ZERO, |acc, s| acc.checked_add(*s));
+            let mean = sum.and_then(|s| s.checked_div(Decimal::from(scores.len())));
+            let rounded = mean.map_or(Decimal::from(5), |m| {
+                m.round_dp_with_strategy(0, rust_decimal::RoundingStrategy::MidpointAwayFromZero)
+            });
+            rounded.clamp(Decimal::ONE, Decimal::from(5)).to_string()
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn score(risk: &str, experience: &str, private: &str) -> String {
+        let mut s = Suitability {
+            risk_profile: risk.into(),
+            investment_experience: experience.into(),
+            priv_off_experience: private.into(),
+            ..Suitability::default()
+        };
+        s.calculate_score();
+        s.score
+    }
+
+    #[test]
+    fn the_score_is_the_mean_rounded_half_up_within_one_to_five() {
+        assert_eq!(score("1", "2", ""), "2", "1.5 rounds up");
+        assert_eq!(score("1", "1", "2"), "1", "1.33 rounds down");
+        assert_eq!(score("4", "5", "5"), "5");
+        assert_eq!(score("9", "9", "9"), "5", "kept within the scale");
+        assert_eq!(score("0", "", ""), "1");
+        assert_eq!(score("2.5", "", ""), "3");
+        assert_eq!(score("", " ", "x"), "");
     }
 }

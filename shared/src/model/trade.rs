@@ -3,7 +3,6 @@
 //! change of the trade does to its offering's counters ([`offering_change`]). Keys, reads
 //! and writes are in [`crate::records::trade`].
 
-use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -239,12 +238,14 @@ pub fn total_amount(unit_price: Decimal, units: i64, fees: Decimal) -> Option<De
     unit_price.checked_mul(Decimal::from(units))?.checked_add(fees)
 }
 
-/// A decimal as a JSON number (editTradeUnits' `sharePrice`).
+/// A decimal as a JSON number (editTradeUnits' `sharePrice`), digit for digit: serde_json
+/// keeps numbers as their text (`arbitrary_precision`), so no float rounds it.
 pub fn json_number(d: Decimal) -> Value {
-    d.to_f64()
-        .and_then(serde_json::Number::from_f64)
+    d.normalize()
+        .to_string()
+        .parse::<serde_json::Number>()
         .map(Value::Number)
-        .unwrap_or_else(|| Value::String(d.to_string()))
+        .unwrap_or_else(|_| Value::String(d.to_string()))
 }
 
 /// What a trade holds of its offering: the inputs of [`offering_change`].
@@ -905,6 +906,15 @@ pub struct CancelEventView<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimals_become_json_numbers_digit_for_digit() {
+        let exact = |s: &str| json_number(s.parse().unwrap()).to_string();
+        assert_eq!(exact("10.10"), "10.1");
+        assert_eq!(exact("12345678901234.123456"), "12345678901234.123456", "beyond an f64");
+        assert_eq!(exact("0.1"), "0.1");
+        assert_eq!(exact("25"), "25");
+    }
 
     #[test]
     fn statuses_parse_loosely() {
