@@ -456,6 +456,16 @@ impl Received {
     }
 }
 
+/// A record's string fields as webhook pairs, in order (what a webhook of that record
+/// carries).
+pub fn record_pairs(v: &Value) -> Vec<(String, String)> {
+    v.as_object()
+        .expect("a record")
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_str().expect("a string field").to_owned()))
+        .collect()
+}
+
 /// A real HTTP listener on loopback that records every request it gets.
 pub struct Listener {
     pub url: String,

@@ -73,9 +73,10 @@ impl Batch {
     }
 
     /// Processes one item in its client's context and hands its webhooks to the queue; an
-    /// item of a client that no longer exists is skipped.
+    /// item of a client that no longer exists is skipped. The client is read through the
+    /// process's client cache: a batch's items mostly share a few clients.
     pub async fn process_one(&self, ports: &Arc<Ports>, due: &Due) -> Result<bool, ApiError> {
-        let Some(client) = crate::auth::load_client(ports.store.as_ref(), &due.client_id).await? else {
+        let Some(client) = ports.clients.get(ports.store.as_ref(), &due.client_id).await? else {
             return Ok(false);
         };
         let request_id: Arc<str> = format!("batch-{}-{}", self.name, crate::ids::unique()).into();

@@ -37,14 +37,14 @@ impl Ctx {
     /// actions, batches), fired as `operation`. Its webhooks wait in [`Ctx::committed`].
     pub fn system(
         ports: Arc<Ports>,
-        client: ClientRecord,
+        client: Arc<ClientRecord>,
         request_id: Arc<str>,
         operation: &str,
         committed: Committed,
     ) -> Ctx {
         Ctx {
             app: ports,
-            client: Arc::new(client),
+            client,
             ip: IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
             request_id,
             operation: operation.into(),

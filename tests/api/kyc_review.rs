@@ -2,10 +2,10 @@
 //! the operator's review of a manual request, with their webhooks at a real listener, every
 //! error code, and nothing written by a rejected call.
 
-use api_tests::{both, Listener, Resp, TestApp};
+use api_tests::{both, record_pairs, Listener, Resp, TestApp};
 use bytes::Bytes;
 use http::Method;
-use serde_json::{json, Value};
+use serde_json::json;
 use shared::model::kyc::KycRequest;
 use shared::model::{Account, Entity, Party};
 use shared::records::{self, Stored};
@@ -14,15 +14,6 @@ use crate::fixtures::*;
 
 fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
     v.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
-}
-
-/// A record's string fields as webhook pairs, in order.
-fn record_pairs(v: &Value) -> Vec<(String, String)> {
-    v.as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
-        .collect()
 }
 
 /// requestKycAml for `investor`: answers the `requestId`.

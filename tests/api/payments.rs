@@ -109,13 +109,7 @@ both!(external_accounts_round_trip, |t: TestApp| async move {
     });
     assert_eq!(r.json["External Account Details"], json!([true, [record.clone()]]));
     let got = created.next(5).await.expect("createExternalAccount webhook");
-    let expected: Vec<(String, String)> = record
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
-        .collect();
-    assert_eq!(got.pairs(), expected);
+    assert_eq!(got.pairs(), api_tests::record_pairs(&record));
     // One per account.
     code(&t.post("createExternalAccount", &external(&a, "Second")).await, "116");
 

@@ -12,33 +12,12 @@ use shared::documents::{self, Owner};
 use shared::records::trade as trade_model;
 use shared::store::{Index, Item, Query, SkRange};
 
-use crate::fixtures::{create_account, create_account_as, create_party, create_party_as, link, with};
+use crate::fixtures::{create_account, create_account_as, create_party, create_party_as, link, with, ISSUER, OFFERING};
 
 const UPLOADED: &str = "Document has been uploaded Successfully";
 const DELETED: &str = "Document deleted successfully";
 const SIZE: &str = "Document File Size Must Be Greater Than 1 kb";
 const NO_ACCOUNT: &str = "No e-signature account is connected for this client";
-
-const ISSUER: &[(&str, &str)] = &[
-    ("issuerName", "Acme Capital"),
-    ("firstName", "Ada"),
-    ("lastName", "Stone"),
-    ("email", "ada@acme.example"),
-];
-
-const OFFERING: &[(&str, &str)] = &[
-    ("issueName", "Acme Series A"),
-    ("issueType", "Equity"),
-    ("targetAmount", "50000"),
-    ("minAmount", "1000"),
-    ("maxAmount", "100000"),
-    ("unitPrice", "10"),
-    ("startDate", "01-01-2026"),
-    ("endDate", "12-31-2026"),
-    ("offeringText", "Shares of Acme"),
-    ("stampingText", "CONFIDENTIAL"),
-    ("totalShares", "1000"),
-];
 
 // ---------------------------------------------------------------- fixtures
 
@@ -51,7 +30,7 @@ async fn offering_as(t: &TestApp, c: &Creds) -> String {
             c,
             Method::PUT,
             "createOffering",
-            &with(OFFERING, &[("issuerId", &issuer)]),
+            &with(OFFERING, &[("issuerId", &issuer), ("totalShares", "1000")]),
         )
         .await;
     code(&r, "101");

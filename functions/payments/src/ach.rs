@@ -94,7 +94,7 @@ fn trade_after(trade: &Trade, status: FundStatus, now: &str) -> Option<Trade> {
 /// Moves the trade along with its debit's status (the writes, or none; a refund never moves
 /// the trade).
 pub fn trade_writes(client: &str, m: &FundMove, trade: &Stored<Trade>, now: &str) -> Result<Vec<Write>, ApiError> {
-    if !m.is_debit() {
+    if !m.pays_for_trade() {
         return Ok(Vec::new());
     }
     match trade_after(&trade.rec, m.fund_status, now) {
@@ -283,6 +283,17 @@ async fn the_move(ctx: &Ctx, p: &Params) -> Result<Stored<FundMove>, ApiError> {
     }
 }
 
+/// Move `ref_num` read again in a change's attempt: `224` once it is no longer `Pending`.
+async fn still_pending(ctx: &Ctx, ref_num: &str) -> Result<Stored<FundMove>, ApiError> {
+    let stored = pay::fund_move(ctx.store(), ctx.client_id(), ref_num)
+        .await?
+        .ok_or_else(none_pending)?;
+    if stored.rec.fund_status != FundStatus::Pending {
+        return Err(not_pending());
+    }
+    Ok(stored)
+}
+
 /// `POST /v3/requestForVoidACH`: `accountId`, `RefNum`. Voids a `Pending` move (`224`
 /// otherwise; `212` for an unknown one); the trade may be funded again. No status webhook.
 /// Answers `investorExternalAccountDetails` = `Status Updated Successfully` (OBSERVED).
@@ -291,12 +302,7 @@ pub async fn void(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let ref_num = first.rec.ref_num.clone();
     ctx.transact(async move |ctx, _| {
         let client = ctx.client_id();
-        let stored = pay::fund_move(ctx.store(), client, &ref_num)
-            .await?
-            .ok_or_else(none_pending)?;
-        if stored.rec.fund_status != FundStatus::Pending {
-            return Err(not_pending());
-        }
+        let stored = still_pending(&ctx, &ref_num).await?;
         let after = stored.rec.moved(FundStatus::Voided, "", &ctx.now());
         let (writes, events) = move_writes(client, &stored, &after, true)?;
         Ok(Plan::new(writes, ()).events(events))
@@ -411,12 +417,7 @@ pub async fn approved_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let after = ctx
         .transact(async move |ctx, _| {
             let client = ctx.client_id();
-            let stored = pay::fund_move(ctx.store(), client, &ref_num)
-                .await?
-                .ok_or_else(none_pending)?;
-            if stored.rec.fund_status != FundStatus::Pending {
-                return Err(not_pending());
-            }
+            let stored = still_pending(&ctx, &ref_num).await?;
             let mut after = stored.rec.clone();
             after.transaction_status.clone_from(&wanted);
             after.updated_date = ctx.now();

@@ -60,7 +60,7 @@ async fn submit(ctx: Ctx, ref_num: String) -> Result<bool, ApiError> {
             _ => return Ok(Plan::answer(false)),
         };
         let mut after = stored.rec.moved(FundStatus::Submitted, "", &ctx.now());
-        if !after.is_debit() {
+        if after.is_refund() {
             // A refund goes to the account on file now; without one it waits (CONTRACT).
             let to = pay::external(ctx.store(), client, Owner::Account, &after.account_id).await?;
             after.pay_to(to.as_ref().map(|e| &e.rec));

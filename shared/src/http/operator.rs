@@ -38,7 +38,7 @@ impl OperatorCtx {
             .ok_or_else(|| OpError::NotFound(format!("no client {client_id}")))?;
         Ok(Ctx::system(
             self.ports.clone(),
-            client,
+            Arc::new(client),
             self.request_id.clone(),
             operation,
             self.committed.clone(),

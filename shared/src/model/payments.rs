@@ -449,37 +449,19 @@ pub struct FundMoveView<'a> {
     pub account_number: String,
     #[serde(rename = "Routingnumber")]
     pub routing_number: String,
-    #[serde(rename = "RefNum")]
-    pub ref_num: &'a str,
+    /// `None` in getAchPendingId's records (part 3's pending-list fields), as are `errors`
+    /// and `type`.
+    #[serde(rename = "RefNum", skip_serializing_if = "Option::is_none")]
+    pub ref_num: Option<&'a str>,
     #[serde(rename = "Accountfullname")]
     pub account_fullname: &'a str,
     pub transactionstatus: &'a str,
     pub routing_number_status: &'static str,
     pub fund_status: &'static str,
-    pub errors: &'a str,
-    #[serde(rename = "type")]
-    pub kind: &'a str,
-    pub created_date: &'a str,
-}
-
-/// A pending fund move as getAchPendingId lists it.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PendingView<'a> {
-    #[serde(flatten)]
-    pub head: MoveHead<'a>,
-    #[serde(rename = "Bankname")]
-    pub bank_name: &'a str,
-    pub total_amount: String,
-    #[serde(rename = "Accountnumber")]
-    pub account_number: String,
-    #[serde(rename = "Routingnumber")]
-    pub routing_number: String,
-    #[serde(rename = "Accountfullname")]
-    pub account_fullname: &'a str,
-    pub transactionstatus: &'a str,
-    pub routing_number_status: &'static str,
-    pub fund_status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<&'a str>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'a str>,
     pub created_date: &'a str,
 }
 
@@ -532,13 +514,13 @@ impl FundMove {
             total_amount: money(self.amount),
             account_number: b64(&self.account_number),
             routing_number: b64(&self.routing_number),
-            ref_num: &self.ref_num,
+            ref_num: Some(&self.ref_num),
             account_fullname: &self.account_fullname,
             transactionstatus: &self.transaction_status,
             routing_number_status: "Verified",
             fund_status: self.fund_status.name(),
-            errors: &self.errors,
-            kind: &self.kind,
+            errors: Some(&self.errors),
+            kind: Some(&self.kind),
             created_date: &self.created_date,
         }
     }
@@ -555,8 +537,9 @@ impl FundMove {
         after
     }
 
-    /// Whether the move is a debit for a trade (a refund moves money back and never funds).
-    pub fn is_debit(&self) -> bool {
+    /// Whether the move pays for its trade (an ACH debit or a card charge; a refund moves
+    /// money back and never funds).
+    pub fn pays_for_trade(&self) -> bool {
         self.kind == "debit" || self.is_card()
     }
 
@@ -565,7 +548,7 @@ impl FundMove {
         if self.escrow_account.is_empty() {
             return None;
         }
-        let sign = if self.kind == "refund" { -1 } else { 1 };
+        let sign = if self.is_refund() { -1 } else { 1 };
         Some(LedgerEntry {
             escrow_account_number: self.escrow_account.clone(),
             ref_num: self.ref_num.clone(),
@@ -578,6 +561,11 @@ impl FundMove {
             created_date: self.created_date.clone(),
             updated_date: self.updated_date.clone(),
         })
+    }
+
+    /// Whether the move credits money back (CONTRACT, "Refunds").
+    pub fn is_refund(&self) -> bool {
+        self.kind == "refund"
     }
 
     /// Whether the move charges a card (ccFundMove, ccFundMovement).
@@ -654,18 +642,12 @@ impl FundMove {
     }
 
     /// getAchPendingId's record (part 3, "ACH fund move": the pending-list fields).
-    pub fn pending_view(&self) -> PendingView<'_> {
-        PendingView {
-            head: self.head(),
-            bank_name: &self.bank_name,
-            total_amount: money(self.amount),
-            account_number: b64(&self.account_number),
-            routing_number: b64(&self.routing_number),
-            account_fullname: &self.account_fullname,
-            transactionstatus: &self.transaction_status,
-            routing_number_status: "Verified",
-            fund_status: self.fund_status.name(),
-            created_date: &self.created_date,
+    pub fn pending_view(&self) -> FundMoveView<'_> {
+        FundMoveView {
+            ref_num: None,
+            errors: None,
+            kind: None,
+            ..self.view()
         }
     }
 

@@ -131,27 +131,27 @@ pub async fn ledger(store: &dyn Store, client: &str, escrow: &str) -> Result<Vec
     all_in(store, Index::Table, format!("{client}#LEDGER#{escrow}")).await
 }
 
-/// The writes of a new move: its record, its ledger entry, and for a debit the markers its
+/// The writes of a new move: its record, its ledger entry, and for a payment of a trade the markers its
 /// status holds (fund-once while `Pending`, `Submitted` or `Settled`; pending-ACH while
 /// `Pending`).
 pub fn move_new(client: &str, m: &FundMove) -> Result<Vec<Write>, ApiError> {
     let mut writes = vec![move_put(client, m, None)?];
     writes.extend(ledger_write(client, m)?);
-    if m.is_debit() && m.fund_status.holds_trade() {
+    if m.pays_for_trade() && m.fund_status.holds_trade() {
         writes.push(funding_put(client, &m.trade_id, &m.ref_num));
     }
-    if m.is_debit() && m.fund_status == FundStatus::Pending {
+    if m.pays_for_trade() && m.fund_status == FundStatus::Pending {
         writes.push(crate::records::trade::pending_ach_put(client, &m.trade_id, &m.ref_num));
     }
     Ok(writes)
 }
 
 /// The writes of a move changing from `before` (as read) to `after`: the record over the
-/// version read, its ledger entry, and for a debit the markers it leaves.
+/// version read, its ledger entry, and for a payment of a trade the markers it leaves.
 pub fn move_change(client: &str, before: &Stored<FundMove>, after: &FundMove) -> Result<Vec<Write>, ApiError> {
     let mut writes = vec![move_put(client, after, Some(before.version))?];
     writes.extend(ledger_write(client, after)?);
-    if !after.is_debit() {
+    if !after.pays_for_trade() {
         return Ok(writes);
     }
     let was = before.rec.fund_status;
