@@ -72,7 +72,7 @@ ENV_OF_SERVICE = {"dynamodb": ("IPS_TABLE", TABLE), "sqs": ("IPS_WEBHOOK_QUEUE_U
 TABLE_ARN, INDEX_ARN = f"{TABLE}.Arn", f"{TABLE}.Arn/index/*"
 # Queues a function's code sends to beside the webhook queue, named by a variable of its
 # environment (the batches function enqueues the schedule's items on the batch queue).
-SENDS_TO = {"IPS_BATCH_QUEUE_URL": "sqs:SendMessage"}
+SENDS_TO = {"IPS_BATCH_QUEUE_URL": "sqs:SendMessage", "IPS_ORDER_QUEUE_URL": "sqs:SendMessage"}
 QUEUE_ARN, OBJECTS_ARN, BUCKET_ARN = f"{QUEUE}.Arn", f"{BUCKET}.Arn/*", f"{BUCKET}.Arn"
 S3_BUCKET_ACTIONS = {"s3:ListBucket", "s3:GetBucketLocation"}
 

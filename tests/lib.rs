@@ -23,6 +23,7 @@ use shared::blobs::{Blobs, DirBlobs, S3Blobs, Served};
 use shared::clock::SettableClock;
 use shared::http::RawRequest;
 use shared::queue::embedded::EmbeddedQueue;
+use shared::queue::sequencer::LocalSequencer;
 use shared::queue::sqs::SqsQueue;
 use shared::queue::Queue;
 use shared::store::dynamo::DynamoStore;
@@ -94,6 +95,8 @@ pub struct TestApp {
     pub api_key: String,
     /// Every function's clock: the system's until a test sets it.
     pub clock: Arc<SettableClock>,
+    /// The order books' lanes, shared by every function as one process's are.
+    sequencer: Arc<LocalSequencer>,
 }
 
 /// Credentials of a client.
@@ -175,12 +178,14 @@ impl TestApp {
         // cache's 60 s, and the tests do not wait for that.
         let clients = Arc::new(ClientCache::new(Duration::from_secs(60)));
         let clock = Arc::new(SettableClock::system());
+        let sequencer = Arc::new(LocalSequencer::new(service::BOOK_WORK));
         let functions: Vec<(Function, Arc<App>)> = service::FUNCTIONS
             .iter()
             .map(|f| {
                 let mut ports = Ports::new(store.clone(), queue.clone(), clock.clone(), env);
                 ports.blobs = Some(blobs.clone());
                 ports.clients = clients.clone();
+                ports.sequencer = Some(sequencer.clone());
                 let app = f
                     .app(ports, OperatorAccess::Token(OPERATOR_TOKEN.into()))
                     .unwrap_or_else(|e| panic!("{}: {e}", f.name));
@@ -202,6 +207,7 @@ impl TestApp {
             client_id,
             api_key,
             clock,
+            sequencer,
         }
     }
 
@@ -227,6 +233,21 @@ impl TestApp {
             .filter(|(f, _)| !f.operator && f.name != "legacy")
             .find(|(_, app)| app.routes.find(method, path).is_some())
             .map_or(&self.app, |(_, app)| app)
+    }
+
+    /// Waits until every order handed to a book so far has been matched or rested.
+    pub async fn settle(&self) {
+        tokio::time::timeout(Duration::from_secs(30), self.sequencer.idle())
+            .await
+            .expect("the order books settle within 30 s");
+    }
+
+    /// What the local API does every second: books whose market has opened uncross; then
+    /// waits for them.
+    pub async fn open_books(&self) -> usize {
+        let sent = service::open_books(self.app.ports.clone()).await.expect("books opened");
+        self.settle().await;
+        sent
     }
 
     pub fn creds(&self) -> Creds {

@@ -95,6 +95,68 @@ pub async fn serve_batches(batches: &'static [crate::batches::Batch]) -> Result<
     .await
 }
 
+/// What the book worker is invoked with: its FIFO queue's messages, or the schedule's
+/// `{"tick": "open"}` every minute.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum BookInput {
+    Sqs(aws_lambda_events::event::sqs::SqsEvent),
+    Tick { tick: String },
+}
+
+pub type OpenBooks =
+    fn(Arc<Ports>) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<usize, crate::ApiError>> + Send>>;
+
+/// Runs the book worker: each message of the order queue (`IPS_ORDER_QUEUE_URL`, SQS FIFO,
+/// one message group per security) applied by `work` in order; on the first failure it and
+/// every later message are reported failed, so SQS redelivers them in order. On the
+/// schedule's tick, `open` sends the open markets' books their uncrossing.
+pub async fn serve_book(work: crate::queue::sequencer::BookWork, open: OpenBooks) -> Result<(), lambda_runtime::Error> {
+    let (ports, _, _) = aws_ports().await?;
+    let ports = Arc::new(ports);
+    lambda_runtime::run(lambda_runtime::service_fn(move |event: lambda_runtime::LambdaEvent<BookInput>| {
+        let ports = ports.clone();
+        async move {
+            let out = match event.payload {
+                BookInput::Tick { tick } => {
+                    let sent = open(ports.clone()).await?;
+                    serde_json::json!({ "tick": tick, "opened": sent })
+                }
+                BookInput::Sqs(event) => {
+                    let mut failures = Vec::new();
+                    for m in event.records {
+                        let msg = m.body.as_deref().and_then(|b| serde_json::from_str(b).ok());
+                        let ok = match msg {
+                            _ if !failures.is_empty() => false,
+                            Some(msg) => match work(ports.clone(), msg).await {
+                                Ok(()) => true,
+                                Err(e) => {
+                                    tracing::warn!(error = %e, message = ?m.message_id, "book message failed; SQS will redeliver it");
+                                    false
+                                }
+                            },
+                            None => {
+                                tracing::error!(message = ?m.message_id, "book message that does not parse");
+                                false
+                            }
+                        };
+                        if !ok {
+                            let mut f = aws_lambda_events::event::sqs::BatchItemFailure::default();
+                            f.item_identifier = m.message_id.unwrap_or_default();
+                            failures.push(f);
+                        }
+                    }
+                    let mut response = aws_lambda_events::event::sqs::SqsBatchResponse::default();
+                    response.batch_item_failures = failures;
+                    serde_json::to_value(response)?
+                }
+            };
+            Ok::<_, lambda_runtime::Error>(out)
+        }
+    }))
+    .await
+}
+
 /// Processes the batch queue's messages; a message that cannot be read or processed is
 /// reported as failed.
 async fn process_batch_messages(
@@ -146,7 +208,16 @@ async fn aws_ports() -> Result<(Ports, aws_config::SdkConfig, Config), String> {
     }
     let sdk = crate::aws::sdk_config().await;
     let (store, queue) = cfg.aws_ports(&sdk, false).await?;
-    Ok((Ports::new(store, queue, Arc::new(SystemClock), cfg.env), sdk, cfg))
+    let mut ports = Ports::new(store, queue, Arc::new(SystemClock), cfg.env);
+    // The functions that place orders (and the book worker, which sends the open's
+    // uncrossing) get the order queue.
+    if let Ok(url) = std::env::var("IPS_ORDER_QUEUE_URL") {
+        ports.sequencer = Some(Arc::new(crate::queue::sequencer::SqsSequencer::new(
+            aws_sdk_sqs::Client::new(&sdk),
+            url,
+        )));
+    }
+    Ok((ports, sdk, cfg))
 }
 
 fn source_ip(req: &Request) -> std::net::IpAddr {

@@ -9,6 +9,7 @@ use crate::blobs::Blobs;
 use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::ids::IdAllocator;
+use crate::queue::sequencer::Sequencer;
 use crate::queue::Queue;
 use crate::store::{Index, Query, SkRange, Store, StoreError, Val, Write, MAX_TRANSACTION_WRITES};
 use crate::webhooks::{Envelope, UrlPolicy, OUTBOX_PK};
@@ -48,6 +49,8 @@ pub struct Ports {
     pub version: &'static str,
     /// Document bytes, for the functions that keep documents.
     pub blobs: Option<Arc<dyn Blobs>>,
+    /// The order books' sequencer, for the functions that place orders.
+    pub sequencer: Option<Arc<dyn Sequencer>>,
 }
 
 impl Ports {
@@ -61,6 +64,7 @@ impl Ports {
             clients: Arc::new(ClientCache::new(Duration::from_secs(60))),
             version: env!("CARGO_PKG_VERSION"),
             blobs: None,
+            sequencer: None,
         }
     }
 

@@ -2,6 +2,8 @@
 
 mod accounts_ops;
 mod accreditation;
+mod ats;
+mod ats_hours;
 mod clients;
 mod costs;
 mod documents;

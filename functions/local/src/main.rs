@@ -22,6 +22,7 @@ use shared::blobs::{BlobError, Served, LOCAL_PREFIX};
 use shared::clock::SystemClock;
 use shared::config::Config;
 use shared::http::{Handled, RawRequest};
+use shared::queue::sequencer::LocalSequencer;
 use shared::webhooks::{Deliverer, Envelope};
 use shared::{App, Ports};
 use tokio::io::AsyncReadExt;
@@ -263,6 +264,17 @@ impl AcceptBackoff {
 
 /// Every minute, re-sends outbox entries older than five minutes: long enough for a
 /// delivery waiting in the in-memory queue to have been attempted.
+/// Every second, the books whose market has opened since they rested crossed orders.
+async fn open_books(app: Arc<App>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        if let Err(e) = service::open_books(app.ports.clone()).await {
+            tracing::error!(error = %e, "order books not opened");
+        }
+    }
+}
+
 async fn sweep_outbox(app: Arc<App>) {
     let mut every = tokio::time::interval(Duration::from_secs(60));
     every.tick().await;
@@ -297,6 +309,8 @@ async fn main() -> Result<(), String> {
     let routes = service::all_routes().checked().map_err(|e| e.to_string())?;
     let mut ports = Ports::new(store.clone(), queue.clone(), Arc::new(SystemClock), cfg.env);
     ports.blobs = Some(blobs);
+    // Locally, each security's book is an in-process lane (the same order as SQS FIFO gives).
+    ports.sequencer = Some(Arc::new(LocalSequencer::new(service::BOOK_WORK)));
     let app = Arc::new(App::on(ports, routes).with_operator(OperatorAccess::Token(operator_token.clone())));
     app.ensure_dev_client(&client_id, &api_key)
         .await
@@ -313,6 +327,9 @@ async fn main() -> Result<(), String> {
         Err(e) => tracing::error!(error = %e, "outbox sweep failed at start-up"),
     }
     tokio::spawn(sweep_outbox(app.clone()));
+    // Books that rested crossed orders while closed match at their market's open: always,
+    // schedules or not (CONTRACT, "Batches and schedules").
+    tokio::spawn(open_books(app.clone()));
     // Batches run when the operator asks; on the wall clock only when asked to (CONTRACT).
     let schedules = var("IPS_SCHEDULES", "off");
     match schedules.as_str() {

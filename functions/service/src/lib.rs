@@ -13,6 +13,7 @@ pub fn all_routes() -> Routes {
         .merge(offerings::routes())
         .merge(trades::routes())
         .merge(payments::routes())
+        .merge(ats::routes())
         .merge(operator::routes())
 }
 
@@ -38,15 +39,22 @@ pub const OPERATOR: Function = Function {
 
 /// Every batch, as the batches function and the local API's schedules run them (the
 /// operator's run-now endpoints are registered by the groups that own them).
-pub const BATCHES: [Batch; 2] = [payments::ACH_BATCH, payments::CARD_BATCH];
+pub const BATCHES: [Batch; 3] = [payments::ACH_BATCH, payments::CARD_BATCH, ats::EXPIRY_BATCH];
+
+/// Applies a message to its security's order book (the book worker's, and the local
+/// sequencer's, work).
+pub const BOOK_WORK: shared::queue::sequencer::BookWork = ats::BOOK_WORK;
+
+pub use ats::open_books;
 
 /// Every function of the client and operator APIs, as deployed (the webhook consumer,
 /// which serves no route, aside).
-pub const FUNCTIONS: [Function; 6] = [
+pub const FUNCTIONS: [Function; 7] = [
     investors::FUNCTION,
     offerings::FUNCTION,
     trades::FUNCTION,
     payments::FUNCTION,
+    ats::FUNCTION,
     OPERATOR,
     LEGACY,
 ];

@@ -75,6 +75,9 @@ pub struct ListSpec {
     pub texts: &'static [&'static str],
     /// The sort used when the query gives none.
     pub default_sort: (&'static str, Dir),
+    /// The field the list index keeps its records in order of (`createdDate`, or an ATS
+    /// list's `executionTime`): a page sorted by it is read from the index.
+    pub indexed: &'static str,
     /// Filters may only be exact matches or lists (`eq`/`in`) (accounts).
     pub equality_only: bool,
     /// An unknown sort field means the default sort instead of an error (accounts).
@@ -92,6 +95,7 @@ impl ListSpec {
             dates: &["createdDate", "updatedDate"],
             texts: &[],
             default_sort: ("createdDate", Dir::Desc),
+            indexed: "createdDate",
             equality_only: false,
             sort_fallback: false,
         }
@@ -110,6 +114,16 @@ impl ListSpec {
     /// With these date/time fields (in place of `createdDate` and `updatedDate` alone).
     pub const fn dates(self, dates: &'static [&'static str]) -> Self {
         ListSpec { dates, ..self }
+    }
+
+    /// Listed newest first by `field`, which the list index keeps them in order of (a text
+    /// field of fixed width, compared at full precision).
+    pub const fn indexed_by(self, field: &'static str) -> Self {
+        ListSpec {
+            indexed: field,
+            default_sort: (field, Dir::Desc),
+            ..self
+        }
     }
 
     /// With these text fields.
@@ -154,6 +168,8 @@ pub struct ListQuery {
     /// Whether `sort` is the resource's default (no sort given, an empty
     /// one, or an unknown field on a `sort_fallback` resource).
     pub sort_is_default: bool,
+    /// The resource's [`ListSpec::indexed`] field.
+    pub indexed: &'static str,
     sort_kind: FieldKind,
     id_field: &'static str,
     id_kind: FieldKind,
@@ -272,6 +288,7 @@ pub fn parse(pairs: &[(String, String)], spec: &ListSpec) -> Result<ListQuery, L
         filters,
         sort,
         sort_is_default,
+        indexed: spec.indexed,
         sort_kind: spec.kind_of(sort.0, FieldKind::Text),
         id_field: spec.id_field,
         id_kind: spec.kind_of(spec.id_field, FieldKind::Id),
@@ -298,6 +315,26 @@ impl ListQuery {
     /// Whether the query has any filter.
     pub fn has_filters(&self) -> bool {
         !self.filters.is_empty()
+    }
+
+    /// Part 1's keyset page: sorted ascending by the indexed field from offset 0, its only
+    /// filter a lower bound on that field. Answers the bound and whether it is inclusive.
+    pub fn keyset(&self) -> Option<(&str, bool)> {
+        if self.sort != (self.indexed, Dir::Asc) || self.offset != 0 || self.filters.len() != 1 {
+            return None;
+        }
+        let f = &self.filters[0];
+        match &f.predicate {
+            Predicate::Range {
+                min:
+                    Some(Bound {
+                        value: Operand::Text(v) | Operand::Date(v),
+                        inclusive,
+                    }),
+                max: None,
+            } if f.field == self.indexed => Some((v, *inclusive)),
+            _ => None,
+        }
     }
 
     /// Checks `offset` against the number of matching records: it must be

@@ -4,6 +4,7 @@
 pub mod account;
 pub mod accreditation;
 pub mod ai_documents;
+pub mod ats;
 pub mod custodian_settings;
 pub mod entity_supp;
 pub mod flags;
@@ -11,6 +12,7 @@ pub mod ids;
 pub mod issuer;
 pub mod kyc;
 pub mod link;
+pub mod market_hours;
 pub mod note;
 pub mod offering;
 pub mod party;

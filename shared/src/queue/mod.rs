@@ -2,6 +2,7 @@
 //! in-process channel locally.
 
 pub mod embedded;
+pub mod sequencer;
 pub mod sqs;
 
 use std::time::Duration;

@@ -5,6 +5,7 @@
 
 pub mod accreditation;
 pub mod ai_documents;
+pub mod ats;
 pub mod custodian_settings;
 pub mod flags;
 pub mod issuer;
@@ -68,6 +69,35 @@ macro_rules! record {
     };
 }
 pub(crate) use record;
+
+/// An item holding `rec` as JSON in `d`, at `version`.
+pub(crate) fn json_item<T: serde::Serialize>(key: Key, rec: &T, version: i64) -> Result<Item, ApiError> {
+    let mut item = key.item();
+    let json = serde_json::to_string(rec).map_err(|e| ApiError::internal_from("record does not serialize", e))?;
+    item.insert("d".into(), Val::S(json));
+    item.insert("v".into(), Val::from(version));
+    Ok(item)
+}
+
+/// The put of a versioned record: new (`before` none) or over the version read.
+pub(crate) fn versioned_put(item: Item, before: Option<i64>) -> Write {
+    let cond = match before {
+        None => Cond::NotExists,
+        Some(v) => Cond::Cmp("v".into(), crate::store::CmpOp::Eq, Val::from(v)),
+    };
+    Write::Put { item, cond: Some(cond) }
+}
+
+/// A record kept as JSON in `d`, with its version.
+pub(crate) async fn get_json<T: serde::de::DeserializeOwned>(
+    store: &dyn Store,
+    key: &Key,
+) -> Result<Option<Stored<T>>, ApiError> {
+    match store.get(key).await? {
+        Some(item) => decode(&item, "corrupt record").map(Some),
+        None => Ok(None),
+    }
+}
 
 /// The partition holding a client's records of one kind.
 pub fn partition<R: Record>(client: &str) -> String {
@@ -292,23 +322,37 @@ pub async fn list<R: Record>(
     Ok(page.into_reply(key))
 }
 
-/// Runs a list query over a client's records of one kind. Sorted by `createdDate` with no
-/// filter, it reads the list index and stops after the page, with `totalRecords` from the
-/// counters; otherwise it reads the client's own partition (never the table), filters and
-/// sorts the rendered records.
+/// Runs a list query over a client's records of one kind. Sorted by the indexed field
+/// (`createdDate`, or `executionTime`) with no filter, or as part 1's keyset page (that field
+/// ascending from a lower bound), it reads the list index and stops after the page, with
+/// `totalRecords` from the counters (every record of the list: a keyset bound is a cursor,
+/// and its last page may be empty); otherwise it reads the client's own partition (never the
+/// table), filters and sorts the rendered records.
 async fn list_page<R: Record>(
     store: &dyn Store,
     client: &str,
     q: &crate::list::ListQuery,
     view: impl Fn(&R) -> serde_json::Map<String, serde_json::Value>,
 ) -> Result<ListPage, ApiError> {
-    use crate::store::{Index, Query};
-    if !q.has_filters() && q.sort.0 == "createdDate" {
+    use crate::store::{Index, Query, SkRange};
+    let keyset = q.keyset();
+    if (!q.has_filters() && q.sort.0 == q.indexed) || keyset.is_some() {
         let total = count::<R>(store, client, q.deleted).await? as usize;
-        q.check_offset(total)?;
+        if keyset.is_none() {
+            q.check_offset(total)?;
+        }
         let index = if q.deleted { Index::Gsi2 } else { Index::Gsi1 };
         let mut query = Query::new(index, partition::<R>(client));
         query.forward = q.sort.1 == crate::list::Dir::Asc;
+        if let Some((bound, inclusive)) = keyset {
+            // The index's sort key is `{value}#{id}`: past every ID of the bound's value, or from the first.
+            let from = if inclusive {
+                format!("{bound}#")
+            } else {
+                format!("{bound}#~")
+            };
+            query.sk = SkRange::Between(from, "~".into());
+        }
         let mut skip = q.offset;
         let mut records = Vec::with_capacity(q.limit);
         loop {

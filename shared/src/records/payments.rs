@@ -14,33 +14,8 @@ use crate::ids::sortable;
 use crate::model::payments::{
     ExternalAccount, FundMove, FundStatus, LedgerEntry, LinkSession, LinkedCard, Owner, PaymentSettings,
 };
-use crate::records::{decode, Stored};
-use crate::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Store, Val, Write};
-
-fn json_item<T: serde::Serialize>(key: Key, rec: &T, version: i64) -> Result<Item, ApiError> {
-    let mut item = key.item();
-    let json =
-        serde_json::to_string(rec).map_err(|e| ApiError::internal_from("payment record does not serialize", e))?;
-    item.insert("d".into(), Val::S(json));
-    item.insert("v".into(), Val::from(version));
-    Ok(item)
-}
-
-/// The put of a versioned record: new (`before` none) or over the version read.
-fn versioned_put(item: Item, before: Option<i64>) -> Write {
-    let cond = match before {
-        None => Cond::NotExists,
-        Some(v) => Cond::Cmp("v".into(), CmpOp::Eq, Val::from(v)),
-    };
-    Write::Put { item, cond: Some(cond) }
-}
-
-async fn get_json<T: serde::de::DeserializeOwned>(store: &dyn Store, key: &Key) -> Result<Option<Stored<T>>, ApiError> {
-    match store.get(key).await? {
-        Some(item) => decode(&item, "corrupt payment record").map(Some),
-        None => Ok(None),
-    }
-}
+use crate::records::{decode, get_json, json_item, versioned_put, Stored};
+use crate::store::{CmpOp, Cond, Index, Key, Query, SkRange, Store, Val, Write};
 
 // ---------------------------------------------------------------- external accounts
 

@@ -198,7 +198,11 @@ impl Deliverer {
             Ok(Some(c)) => (c.token_owner().to_owned(), c.webhook_key),
             _ => (env.client_id.clone(), None),
         };
-        let tokens = super::load_tokens(self.store.as_ref(), &owner).await?;
+        let tokens = if env.event.tokenless {
+            Vec::new()
+        } else {
+            super::load_tokens(self.store.as_ref(), &owner).await?
+        };
         let body = match key {
             None => env.form_body(),
             // Never sent in clear once the client asked for encryption.

@@ -19,6 +19,9 @@ pub const USER_AGENT: &str = "InvestmentPlatformService-Webhooks/1.0";
 pub struct Event {
     pub method: String,
     pub fields: Vec<(String, Option<String>)>,
+    /// Sent without the client's `X-Webhook-Token` (the ATS's own webhooks, part 1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tokenless: bool,
 }
 
 impl Event {
@@ -26,6 +29,15 @@ impl Event {
         Event {
             method: method.to_owned(),
             fields: Vec::new(),
+            tokenless: false,
+        }
+    }
+
+    /// The same event, sent without identification headers.
+    pub fn without_token(self) -> Self {
+        Event {
+            tokenless: true,
+            ..self
         }
     }
 

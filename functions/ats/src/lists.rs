@@ -1,0 +1,66 @@
+//! The ATS order and trade lists (part 1, "List resources"; OBSERVED: `GET /v3/ppex/orders`
+//! → `ppex_orders`; the trade list designed beside it, `docs/ats.md`): scope `ats.read`,
+//! newest first by `executionTime`, and part 1's keyset paging on it read from the index.
+
+use http::Method;
+use shared::auth::PiiLevel;
+use shared::http::router::ScopeReq;
+use shared::list::ListSpec;
+use shared::model::ats::{AtsOrder, MatchedTrade};
+use shared::{op, records, ApiError, Ctx, Params, Reply, Routes};
+
+const ORDERS: ListSpec = ListSpec::newest_first("orderId")
+    .indexed_by("executionTime")
+    .ids(&["id", "securityId", "issuerId", "memberId", "accountId"])
+    .numbers(&["shares", "remainingShares", "sharePrice", "amount", "minimumQuantity"])
+    .dates(&["createdDate", "updatedDate", "cancelDate"])
+    .texts(&[
+        "executionTime",
+        "securityName",
+        "action",
+        "type",
+        "contingencies",
+        "expirationType",
+        "expirationDate",
+        "solicited",
+        "status",
+        "orderStatus",
+        "token",
+    ]);
+
+const TRADES: ListSpec = ListSpec::newest_first("matchId")
+    .indexed_by("executionTime")
+    .ids(&[
+        "securityId",
+        "issuerId",
+        "askOrderId",
+        "bidOrderId",
+        "buyerMemberId",
+        "sellerMemberId",
+    ])
+    .numbers(&["numberOfShares", "sharePrice", "amount"])
+    .dates(&["createdDate"])
+    .texts(&["executionTime", "securityName"]);
+
+/// `GET /v3/ppex/orders`: `ppex_orders` and `pagination`.
+async fn orders(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    records::list::<AtsOrder>(&ctx, p.query_pairs(), &ORDERS, "ppex_orders", |o, _| {
+        shared::model::object(&o.view())
+    })
+    .await
+}
+
+/// `GET /v3/ppex/trades`: `ppex_trades` and `pagination`.
+async fn trades(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    records::list::<MatchedTrade>(&ctx, p.query_pairs(), &TRADES, "ppex_trades", |m, _| {
+        shared::model::object(&m.view())
+    })
+    .await
+}
+
+pub fn routes() -> Routes {
+    const READ: ScopeReq = ScopeReq::new("ats.read", PiiLevel::Low, "ats.read");
+    Routes::new()
+        .resource(Method::GET, "/v3/ppex/orders", READ, op!(orders))
+        .resource(Method::GET, "/v3/ppex/trades", READ, op!(trades))
+}

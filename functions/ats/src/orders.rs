@@ -1,0 +1,408 @@
+//! Orders (part 3, "ATS"; CONTRACT, "ATS"): createOrder, cancelOrder, getOrder,
+//! updateOrder, getClob, getMatchedTrade, matchedTradenotify and
+//! getIssuerApprovedSecurities. An order is stored, answered, then handed to its book,
+//! where the worker matches it.
+
+use chrono::NaiveDate;
+use matching::{Book, Quote, Side};
+use rust_decimal::Decimal;
+use serde::Serialize;
+use serde_json::{json, Value};
+use shared::model::ats::{execution_time, invalid, no_match, no_order, AtsOrder, OrderStatus, ORDER};
+use shared::model::ids::{no_account, numeric_id, IssuerId};
+use shared::model::market_hours::eastern_today;
+use shared::model::{Account, Offering};
+use shared::records::ats as book;
+use shared::records::{self, Stored};
+use shared::webhooks::{view_event, Event};
+use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
+
+use crate::book::{core_order, live_now, order_event, place};
+use crate::support::security;
+
+/// A value that must be one of `allowed` (compared without case), answered as spelled there.
+fn one_of(p: &Params, name: &str, allowed: &[&'static str]) -> Result<&'static str, ApiError> {
+    let v = p.req(&[name])?;
+    allowed
+        .iter()
+        .find(|a| a.eq_ignore_ascii_case(v.trim()))
+        .copied()
+        .ok_or_else(|| invalid(name, &format!("one of {}", allowed.join(", "))))
+}
+
+/// A whole number of shares, at least 1.
+fn shares(name: &str, raw: &str) -> Result<u64, ApiError> {
+    raw.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|n| *n >= 1 && *n <= 1_000_000_000_000)
+        .ok_or_else(|| invalid(name, "a whole number of at least 1"))
+}
+
+/// A price: positive, at most six decimal places.
+fn price(raw: &str) -> Result<Decimal, ApiError> {
+    raw.trim()
+        .parse::<Decimal>()
+        .ok()
+        .filter(|d| *d > Decimal::ZERO && d.scale() <= 6 && *d < Decimal::from(1_000_000_000_000i64))
+        .map(|d| d.normalize())
+        .ok_or_else(|| invalid("price", "a positive decimal with at most six places"))
+}
+
+/// `MM-DD-YYYY`, today (Eastern) or later.
+fn expiration_date(ctx: &Ctx, raw: &str) -> Result<NaiveDate, ApiError> {
+    let date =
+        NaiveDate::parse_from_str(raw.trim(), "%m-%d-%Y").map_err(|_| invalid("expirationDate", "MM-DD-YYYY"))?;
+    if date < eastern_today(ctx.app.clock.now()) {
+        return Err(invalid("expirationDate", "today or later"));
+    }
+    Ok(date)
+}
+
+/// An account of the caller, live and not archived (`148`).
+async fn member(ctx: &Ctx, id: &str) -> Result<String, ApiError> {
+    let account = records::live::<Account>(ctx, id.trim(), no_account).await?;
+    if account.rec.archived {
+        return Err(no_account());
+    }
+    Ok(account.rec.id.clone())
+}
+
+/// When an order going live now expires (epoch seconds): `Day` at the close of the session
+/// it goes live in (the next one when closed), `Other` at the close of its date, `GTC` never.
+pub async fn expiry(ctx: &Ctx, o: &AtsOrder) -> Result<Option<i64>, ApiError> {
+    let week = book::trading_week(ctx.store(), ctx.client_id(), &o.security_id).await?;
+    let now = ctx.app.clock.now();
+    Ok(match o.expiration.as_str() {
+        "Day" => week.day_close(now).map(|t| t.timestamp()),
+        "Other" => NaiveDate::parse_from_str(&o.expiration_date, "%m-%d-%Y")
+            .ok()
+            .map(|d| week.close_of(d).timestamp()),
+        _ => None,
+    })
+}
+
+/// `POST /v3/createOrder`: part 3's parameters (106 for a missing or invalid one), then the
+/// security (`138`), the member and the account (`148`). `Pending` while the operator
+/// requires approval for the issuer, else `Live` (a client-supplied status is ignored).
+/// Answers `orderDetails` (`token` only when sent); webhook `createOrder`.
+async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let member_id = p.req(&["memberid", "memberId"])?;
+    let issuer_id = p.req(&["issuerid", "issuerId"])?;
+    let security_id = p.req(&["securityid", "securityId"])?;
+    let kind = one_of(&p, "type", &["Limit", "RFQ"])?;
+    let side = one_of(&p, "action", &["Buy", "Sell"])?;
+    let quantity = shares("quantity", &p.req(&["quantity"])?)?;
+    let price = price(&p.req(&["price"])?)?;
+    let expiration = one_of(&p, "expiration", &["GTC", "Day", "Other"])?;
+    let disclose = one_of(&p, "disclosePrice", &["Yes", "No"])?;
+    let solicited = one_of(&p, "solicited", &["Solicited", "Unsolicited"])?;
+    let expiration_date = match expiration {
+        "Other" => {
+            let raw = p.req(&["expirationDate"])?;
+            expiration_date(&ctx, &raw)?.format("%m-%d-%Y").to_string()
+        }
+        _ => String::new(),
+    };
+    let contingencies = match p.opt(&["contingencies"])?.as_deref().map(str::trim) {
+        None | Some("") => "",
+        Some(c) if c.eq_ignore_ascii_case("None") => "",
+        Some(c) if c.eq_ignore_ascii_case("All or None") => "All or None",
+        Some(c) if c.eq_ignore_ascii_case("Minimum Quantity") => "Minimum Quantity",
+        Some(_) => return Err(invalid("contingencies", "All or None, Minimum Quantity or None")),
+    };
+    let minimum_threshold = match contingencies {
+        "Minimum Quantity" => {
+            let n = shares("minimumThreshold", &p.req(&["minimumThreshold"])?)?;
+            if n > quantity {
+                return Err(invalid("minimumThreshold", "at most the quantity"));
+            }
+            n
+        }
+        _ => 0,
+    };
+    let token = p.opt(&["token"])?;
+    let account = p.opt(&["accountid", "accountId"])?.filter(|a| !a.trim().is_empty());
+    let offering = security(&ctx, &security_id, Some(&issuer_id)).await?;
+    let member_id = member(&ctx, &member_id).await?;
+    let account_id = match account {
+        Some(a) => member(&ctx, &a).await?,
+        None => String::new(),
+    };
+    let now = ctx.app.clock.now();
+    let pending = book::approval_required(ctx.store(), ctx.client_id(), &offering.rec.issuer_id).await?;
+    let mut order = AtsOrder {
+        order_id: ctx.next_id(ORDER).await?,
+        security_id: offering.rec.id.clone(),
+        security_name: offering.rec.issue_name.clone(),
+        issuer_id: offering.rec.issuer_id.clone(),
+        member_id,
+        account_id,
+        side: side.into(),
+        kind: kind.into(),
+        shares: quantity,
+        remaining_shares: quantity,
+        price,
+        expiration: expiration.into(),
+        expiration_date,
+        expires_at: None,
+        disclose_price: disclose == "Yes",
+        solicited: solicited.into(),
+        contingencies: contingencies.into(),
+        minimum_threshold,
+        order_status: if pending {
+            OrderStatus::Pending
+        } else {
+            OrderStatus::Live
+        },
+        token,
+        seq: 0,
+        matches: Vec::new(),
+        execution_time: execution_time(now),
+        created_date: ctx.now(),
+        updated_date: ctx.now(),
+        cancel_date: String::new(),
+        deleted: false,
+    };
+    if !pending {
+        order.expires_at = expiry(&ctx, &order).await?;
+    }
+    let writes = book::insert_order(ctx.client_id(), &order)?;
+    let event = view_event("createOrder", &order.created_view());
+    let order = ctx
+        .transact(async move |_, _| Ok(Plan::new(writes.clone(), order.clone()).event(event.clone())))
+        .await?;
+    place(&ctx, &order).await;
+    Ok(Reply::ok().with_value("orderDetails", json!(order.created_view())))
+}
+
+/// The order a request names by `orderid` (`106` when missing or unknown).
+async fn named_order(ctx: &Ctx, p: &Params) -> Result<Stored<AtsOrder>, ApiError> {
+    let id = p.req(&["orderid", "orderId"])?;
+    let id = numeric_id("orderid", &id).map_err(|_| no_order())?;
+    book::order(ctx.store(), ctx.client_id(), &id)
+        .await?
+        .ok_or_else(no_order)
+}
+
+fn terminal(o: &AtsOrder) -> ApiError {
+    invalid("orderid", &format!("the order is {}", o.order_status.name()))
+}
+
+/// `POST /v3/cancelOrder`: `orderid`. `Pending`, `Live` or `Partially Executed` become
+/// `Cancelled` (fills kept: filled = total − remaining); a terminal order is `106` and
+/// nothing changes. Answers `orderStatus`; webhooks `cancelOrder` and `updateOrder`.
+async fn cancel(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = named_order(&ctx, &p).await?.rec.order_id;
+    let after = ctx
+        .transact(async move |ctx, _| {
+            let stored = book::order(ctx.store(), ctx.client_id(), &id)
+                .await?
+                .ok_or_else(no_order)?;
+            if stored.rec.order_status.is_terminal() {
+                return Err(terminal(&stored.rec));
+            }
+            let mut after = stored.rec.clone();
+            after.order_status = after.ended(false);
+            after.updated_date = ctx.now();
+            after.cancel_date = after.updated_date.clone();
+            let writes = book::change_order(ctx.client_id(), &stored, &after)?;
+            let events = [
+                Event::new("cancelOrder")
+                    .field("orderId", after.order_id.clone())
+                    .field("orderStatus", after.order_status.name().to_owned()),
+                order_event(&after),
+            ];
+            Ok(Plan::new(writes, after).events(events))
+        })
+        .await?;
+    Ok(Reply::ok().with_value("orderStatus", json!(after.order_status.name())))
+}
+
+/// `POST /v3/getOrder`: `orderid`. Answers `orderDetails` = [the order with
+/// `number_shares`, `shares_remaining` and `matchedOrders`].
+async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let o = named_order(&ctx, &p).await?.rec;
+    Ok(Reply::ok().with_value("orderDetails", json!([o.detail()])))
+}
+
+/// `POST /v3/updateOrder` (designed, `docs/ats.md`): `orderid` with `quantity` (the new
+/// total: above the filled shares and at most the current total; the order keeps its place)
+/// and/or `price` (the order goes to the back of the book at the new price and matches
+/// again). A terminal order is `106`. Answers `orderDetails` like getOrder; webhook
+/// `updateOrder`.
+async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let id = named_order(&ctx, &p).await?.rec.order_id;
+    let quantity = p.opt(&["quantity"])?.map(|q| shares("quantity", &q)).transpose()?;
+    let new_price = p.opt(&["price"])?.map(|v| price(&v)).transpose()?;
+    if quantity.is_none() && new_price.is_none() {
+        return Err(invalid("quantity", "quantity or price is required"));
+    }
+    let after = ctx
+        .transact(async move |ctx, _| {
+            let stored = book::order(ctx.store(), ctx.client_id(), &id)
+                .await?
+                .ok_or_else(no_order)?;
+            if stored.rec.order_status.is_terminal() {
+                return Err(terminal(&stored.rec));
+            }
+            let mut after = stored.rec.clone();
+            if let Some(q) = quantity {
+                if q <= after.filled() || q > after.shares {
+                    return Err(invalid(
+                        "quantity",
+                        "above the filled shares and at most the order's total",
+                    ));
+                }
+                if after.contingencies == "Minimum Quantity" && after.minimum_threshold > q {
+                    return Err(invalid("quantity", "at least the minimum threshold"));
+                }
+                after.remaining_shares = q - after.filled();
+                after.shares = q;
+            }
+            if let Some(p) = new_price.filter(|p| *p != after.price) {
+                after.price = p;
+                after.seq = 0;
+            }
+            after.updated_date = ctx.now();
+            let writes = book::change_order(ctx.client_id(), &stored, &after)?;
+            Ok(Plan::new(writes, after.clone()).event(order_event(&after)))
+        })
+        .await?;
+    if after.seq == 0 {
+        place(&ctx, &after).await;
+    }
+    Ok(Reply::ok().with_value("orderDetails", json!([after.detail()])))
+}
+
+/// How many of a side's best orders getClob reads to find its best level.
+const CLOB_DEPTH: u32 = 100;
+
+/// One side of the CLOB: `--`, `RFQ`, or the best price (hidden for `disclosePrice=No`)
+/// with the shares at it.
+#[derive(Serialize)]
+struct Best {
+    price: Value,
+    shares: u64,
+}
+
+fn clob_side(quote: Quote<Decimal>) -> Value {
+    match quote {
+        Quote::None => json!("--"),
+        Quote::Rfq => json!("RFQ"),
+        Quote::Price {
+            price,
+            quantity,
+            disclosed,
+        } => json!(Best {
+            price: if disclosed {
+                json!(price)
+            } else {
+                json!("Not Disclosed")
+            },
+            shares: quantity,
+        }),
+    }
+}
+
+/// `POST /v3/getClob`: `securityID`, `issuerID` (`138` unless an approved offering of the
+/// caller and its issuer). Answers `orderDetailsAll` with the best live bid and offer from
+/// `Live` and `Partially Executed` orders.
+async fn clob(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let security_id = p.req(&["securityID", "securityId"])?;
+    let issuer_id = p.req(&["issuerID", "issuerId"])?;
+    let offering = security(&ctx, &security_id, Some(&issuer_id)).await?;
+    let now = ctx.app.clock.now();
+    let mut core = Book::new();
+    let (mut sides, mut rfq) = (Vec::new(), [false, false]);
+    for (i, buy) in [true, false].into_iter().enumerate() {
+        let (ids, has_rfq) = book::top(ctx.store(), ctx.client_id(), &offering.rec.id, buy, CLOB_DEPTH).await?;
+        rfq[i] = has_rfq;
+        for id in ids {
+            if let Some(o) = book::order(ctx.store(), ctx.client_id(), &id).await? {
+                if live_now(&o.rec, now) {
+                    sides.push(o.rec);
+                }
+            }
+        }
+    }
+    for o in &sides {
+        core.rest(core_order(o));
+    }
+    let side = |s: Side, has_rfq: bool| match core.quote(s) {
+        Quote::None if has_rfq => clob_side(Quote::Rfq),
+        q => clob_side(q),
+    };
+    let all = json!({
+        "securityID": offering.rec.id,
+        "orderDetailsBid": side(Side::Buy, rfq[0]),
+        "orderDetailsOffer": side(Side::Sell, rfq[1]),
+    });
+    Ok(Reply::ok().with_value("orderDetailsAll", all))
+}
+
+/// The match a request names by `matchId` (`106` when missing or unknown).
+async fn named_match(ctx: &Ctx, p: &Params) -> Result<shared::model::ats::MatchedTrade, ApiError> {
+    let id = p.req(&["matchId", "matchid"])?;
+    let id = numeric_id("matchId", &id).map_err(|_| no_match())?;
+    Ok(book::matched(ctx.store(), ctx.client_id(), &id)
+        .await?
+        .ok_or_else(no_match)?
+        .rec)
+}
+
+/// `POST /v3/getMatchedTrade`: `matchId`. Answers `matchedTradeDetails` = [part 3's
+/// matched-trade fields].
+async fn matched_trade(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let m = named_match(&ctx, &p).await?;
+    Ok(Reply::ok().with_value("matchedTradeDetails", json!([m.details()])))
+}
+
+/// `POST /v3/matchedTradenotify`: `matchId`. Sends the match's `matchedTradenotify` webhook
+/// again and answers it like getMatchedTrade.
+async fn notify(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let m = named_match(&ctx, &p).await?;
+    let event = view_event("matchedTradenotify", &m.view()).without_token();
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
+        .await?;
+    Ok(Reply::ok().with_value("matchedTradeDetails", json!([m.details()])))
+}
+
+#[derive(Serialize)]
+struct ApprovedSecurity<'a> {
+    #[serde(rename = "SecurityName")]
+    name: &'a str,
+    #[serde(rename = "SecurityID")]
+    id: &'a str,
+}
+
+/// `POST /v3/getIssuerApprovedSecurities`: `issuerID` (`136` unless an issuer of the
+/// caller). Answers `issuerDetails` = the issuer's offerings with status `Approved` and
+/// virtual status `ACTIVE`, oldest first.
+async fn approved_securities(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let issuer = IssuerId::param(&p, &["issuerID", "issuerId"])?;
+    records::issuer::live_issuer(ctx.store(), ctx.client_id(), &issuer).await?;
+    let mut offerings = records::newest::<Offering>(&ctx, usize::MAX).await?;
+    offerings.reverse();
+    let securities: Vec<ApprovedSecurity> = offerings
+        .iter()
+        .filter(|o| o.issuer_id == issuer.as_str() && o.status == shared::model::offering::status::APPROVED)
+        .map(|o| ApprovedSecurity {
+            name: &o.issue_name,
+            id: &o.id,
+        })
+        .collect();
+    Ok(Reply::ok().with_value("issuerDetails", json!(securities)))
+}
+
+pub fn routes() -> Routes {
+    Routes::new()
+        .op("createOrder", op!(create))
+        .op("cancelOrder", op!(cancel))
+        .op("getOrder", op!(get))
+        .op("updateOrder", op!(update))
+        .op("getClob", op!(clob))
+        .op("getMatchedTrade", op!(matched_trade))
+        .op("matchedTradenotify", op!(notify))
+        .op("getIssuerApprovedSecurities", op!(approved_securities))
+}

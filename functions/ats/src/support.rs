@@ -1,0 +1,24 @@
+//! What the ATS operations share: securities and members as CONTRACT defines them.
+
+use shared::model::ids::no_offering;
+use shared::model::offering::status;
+use shared::model::Offering;
+use shared::records::{offering, Stored};
+use shared::{ApiError, Ctx};
+
+/// A security: an approved, live offering of the caller (`138` otherwise), whose issuer is
+/// `issuer` when one is named (`138` too).
+pub async fn security(ctx: &Ctx, id: &str, issuer: Option<&str>) -> Result<Stored<Offering>, ApiError> {
+    let id = id.trim();
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(no_offering());
+    }
+    let o = offering::load(ctx.store(), ctx.client_id(), id)
+        .await?
+        .filter(|o| !o.rec.deleted && o.rec.status == status::APPROVED)
+        .ok_or_else(no_offering)?;
+    if issuer.is_some_and(|i| i.trim() != o.rec.issuer_id) {
+        return Err(no_offering());
+    }
+    Ok(o)
+}

@@ -1,0 +1,148 @@
+//! The sequencer port: work on a security's order book, applied one message at a time per
+//! security and in the order sent (CONTRACT, "ATS"). In AWS an SQS FIFO queue whose message
+//! group is the security, consumed by one worker; locally an in-process lane per security.
+//! The worker is idempotent, so a message delivered twice changes nothing the second time.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, Notify};
+
+use super::QueueError;
+use crate::error::ApiError;
+use crate::ports::Ports;
+
+/// Work for one security's book: place an order on it, or (without one) uncross it at the
+/// market's open.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BookMessage {
+    pub client_id: String,
+    pub security_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_id: Option<String>,
+}
+
+impl BookMessage {
+    /// The serialization group: one book.
+    pub fn group(&self) -> String {
+        format!("{}#{}", self.client_id, self.security_id)
+    }
+}
+
+pub type BookFuture = Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send>>;
+/// Applies one message to its book.
+pub type BookWork = fn(Arc<Ports>, BookMessage) -> BookFuture;
+
+#[async_trait]
+pub trait Sequencer: Send + Sync {
+    /// Hands `msg` to its book's worker, behind every message sent to that book before.
+    async fn send(&self, ports: &Arc<Ports>, msg: BookMessage) -> Result<(), QueueError>;
+}
+
+/// How often the local lanes retry a message that failed (a store error), as SQS would
+/// redeliver it.
+const LOCAL_ATTEMPTS: usize = 5;
+
+type Lane = mpsc::UnboundedSender<(Arc<Ports>, BookMessage)>;
+
+/// The local API's sequencer: one task per book applies its messages in order.
+pub struct LocalSequencer {
+    work: BookWork,
+    lanes: Mutex<HashMap<String, Lane>>,
+    busy: Arc<AtomicUsize>,
+    idle: Arc<Notify>,
+}
+
+impl LocalSequencer {
+    pub fn new(work: BookWork) -> Self {
+        LocalSequencer {
+            work,
+            lanes: Mutex::new(HashMap::new()),
+            busy: Arc::new(AtomicUsize::new(0)),
+            idle: Arc::new(Notify::new()),
+        }
+    }
+
+    /// Waits until every message sent so far has been applied.
+    pub async fn idle(&self) {
+        loop {
+            let notified = self.idle.notified();
+            if self.busy.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    fn lane(&self, group: String) -> Lane {
+        let mut lanes = self.lanes.lock().unwrap_or_else(|e| e.into_inner());
+        lanes
+            .entry(group)
+            .or_insert_with(|| {
+                let (tx, mut rx) = mpsc::unbounded_channel::<(Arc<Ports>, BookMessage)>();
+                let (work, busy, idle) = (self.work, self.busy.clone(), self.idle.clone());
+                tokio::spawn(async move {
+                    while let Some((ports, msg)) = rx.recv().await {
+                        for attempt in 1..=LOCAL_ATTEMPTS {
+                            match work(ports.clone(), msg.clone()).await {
+                                Ok(()) => break,
+                                Err(e) => {
+                                    tracing::error!(error = %e, book = %msg.group(), attempt, "book message failed")
+                                }
+                            }
+                        }
+                        busy.fetch_sub(1, Ordering::SeqCst);
+                        idle.notify_waiters();
+                    }
+                });
+                tx
+            })
+            .clone()
+    }
+}
+
+#[async_trait]
+impl Sequencer for LocalSequencer {
+    async fn send(&self, ports: &Arc<Ports>, msg: BookMessage) -> Result<(), QueueError> {
+        self.busy.fetch_add(1, Ordering::SeqCst);
+        self.lane(msg.group())
+            .send((ports.clone(), msg))
+            .map_err(|_| QueueError::Backend("book lane closed".into()))
+    }
+}
+
+/// The sequencer on an SQS FIFO queue: the message group is the book, and each message is
+/// distinct (the worker, not SQS's deduplication, makes a repeat harmless).
+pub struct SqsSequencer {
+    client: aws_sdk_sqs::Client,
+    queue_url: String,
+}
+
+impl SqsSequencer {
+    pub fn new(client: aws_sdk_sqs::Client, queue_url: String) -> Self {
+        SqsSequencer { client, queue_url }
+    }
+}
+
+#[async_trait]
+impl Sequencer for SqsSequencer {
+    async fn send(&self, _ports: &Arc<Ports>, msg: BookMessage) -> Result<(), QueueError> {
+        let body = serde_json::to_string(&msg).map_err(|e| QueueError::Backend(e.to_string()))?;
+        self.client
+            .send_message()
+            .queue_url(&self.queue_url)
+            .message_group_id(msg.group())
+            .message_deduplication_id(crate::ids::unique())
+            .message_body(body)
+            .send()
+            .await
+            .map_err(|e| QueueError::Backend(aws_sdk_sqs::error::DisplayErrorContext(e).to_string()))?;
+        Ok(())
+    }
+}
