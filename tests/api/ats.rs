@@ -733,3 +733,28 @@ both!(
         }
     }
 );
+
+both!(
+    issuer_approved_securities_lists_only_approved_offerings_of_the_issuer,
+    |t: TestApp| async move {
+        let m = market(&t).await;
+        let params = with(
+            OFFERING,
+            &[("issuerId", m.issuer.as_str()), ("issueName", "Not yet approved")],
+        );
+        code(&t.put("createOffering", &params).await, "101");
+        let r = t.post("getIssuerApprovedSecurities", &[("issuerID", &m.issuer)]).await;
+        code(&r, "101");
+        let securities = r.json["issuerDetails"].as_array().unwrap();
+        assert_eq!(securities.len(), 1, "{securities:?}");
+        assert_eq!(securities[0]["SecurityID"], json!(m.security));
+        assert!(securities[0]["SecurityName"].is_string());
+        code(
+            &t.post("getIssuerApprovedSecurities", &[("issuerID", "999999")]).await,
+            "136",
+        );
+        code(&t.post("getIssuerApprovedSecurities", &[]).await, "106");
+        code(&t.post("matchedTradenotify", &[("matchId", "999999")]).await, "106");
+        code(&t.post("getOrder", &[("orderid", "x")]).await, "106");
+    }
+);
