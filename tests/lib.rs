@@ -96,7 +96,7 @@ pub struct TestApp {
     /// Every function's clock: the system's until a test sets it.
     pub clock: Arc<SettableClock>,
     /// The order books' lanes, shared by every function as one process's are.
-    sequencer: Arc<LocalSequencer>,
+    sequencer: Arc<LocalSequencer<Ports>>,
 }
 
 /// Credentials of a client.

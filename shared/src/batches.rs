@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::calendar::{is_business_day, local_date};
 use crate::ctx::Ctx;
 use crate::error::ApiError;
+use crate::http::operator::{OpError, OpReply, OperatorCtx};
 use crate::ports::Ports;
 
 /// One item a batch has to process, and whose it is.
@@ -76,11 +77,10 @@ impl Batch {
     /// item of a client that no longer exists is skipped. The client is read through the
     /// process's client cache: a batch's items mostly share a few clients.
     pub async fn process_one(&self, ports: &Arc<Ports>, due: &Due) -> Result<bool, ApiError> {
-        let Some(client) = ports.clients.get(ports.store.as_ref(), &due.client_id).await? else {
+        let label = format!("batch-{}", self.name);
+        let Some(ctx) = Ctx::background(ports, &due.client_id, self.name, &label).await? else {
             return Ok(false);
         };
-        let request_id: Arc<str> = format!("batch-{}-{}", self.name, crate::ids::unique()).into();
-        let ctx = Ctx::system(ports.clone(), client, request_id, self.name, Arc::default());
         let changed = (self.process)(ctx.clone(), due.id.clone()).await;
         ports.dispatch(ctx.take_committed()).await;
         changed
@@ -96,6 +96,14 @@ impl Batch {
             }
         }
         Ok(changed)
+    }
+
+    /// The operator's run-now (`POST /operator/batches/{name}/run`): `{"batch", "processed": N}`.
+    pub async fn run_for_operator(&self, octx: &OperatorCtx) -> Result<OpReply, OpError> {
+        let processed = self.run_now(&octx.ports).await?;
+        Ok(OpReply::ok(
+            serde_json::json!({"batch": self.name, "processed": processed}),
+        ))
     }
 }
 

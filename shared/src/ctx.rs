@@ -53,6 +53,28 @@ impl Ctx {
         }
     }
 
+    /// [`Ctx::system`] for work the service does on its own for `client_id` (a batch item, a
+    /// book message), the client read through the process's cache; `None` when the client
+    /// no longer exists. `label` starts its request ID.
+    pub async fn background(
+        ports: &Arc<Ports>,
+        client_id: &str,
+        operation: &str,
+        label: &str,
+    ) -> Result<Option<Ctx>, ApiError> {
+        let Some(client) = ports.clients.get(ports.store.as_ref(), client_id).await? else {
+            return Ok(None);
+        };
+        let request_id: Arc<str> = format!("{label}-{}", crate::ids::unique()).into();
+        Ok(Some(Ctx::system(
+            ports.clone(),
+            client,
+            request_id,
+            operation,
+            Arc::default(),
+        )))
+    }
+
     /// The webhooks committed so far, taken to hand to the queue.
     pub fn take_committed(&self) -> Vec<Envelope> {
         std::mem::take(&mut *self.committed.lock().unwrap_or_else(|e| e.into_inner()))

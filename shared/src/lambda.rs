@@ -111,7 +111,10 @@ pub type OpenBooks =
 /// one message group per security) applied by `work` in order; on the first failure it and
 /// every later message are reported failed, so SQS redelivers them in order. On the
 /// schedule's tick, `open` sends the open markets' books their uncrossing.
-pub async fn serve_book(work: crate::queue::sequencer::BookWork, open: OpenBooks) -> Result<(), lambda_runtime::Error> {
+pub async fn serve_book(
+    work: crate::queue::sequencer::BookWork<Ports>,
+    open: OpenBooks,
+) -> Result<(), lambda_runtime::Error> {
     let (ports, _, _) = aws_ports().await?;
     let ports = Arc::new(ports);
     lambda_runtime::run(lambda_runtime::service_fn(move |event: lambda_runtime::LambdaEvent<BookInput>| {

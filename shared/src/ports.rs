@@ -50,7 +50,7 @@ pub struct Ports {
     /// Document bytes, for the functions that keep documents.
     pub blobs: Option<Arc<dyn Blobs>>,
     /// The order books' sequencer, for the functions that place orders.
-    pub sequencer: Option<Arc<dyn Sequencer>>,
+    pub sequencer: Option<Arc<dyn Sequencer<Ports>>>,
 }
 
 impl Ports {

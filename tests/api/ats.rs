@@ -12,9 +12,10 @@ use chrono::{TimeZone, Utc};
 use http::Method;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
+use shared::model::market_hours::DAYS;
 use shared::queue::sequencer::BookMessage;
 
-use crate::fixtures::{create_account, with, ISSUER, OFFERING};
+use crate::fixtures::{approved_offering_as, create_account, with, OFFERING};
 
 #[track_caller]
 fn code(r: &Resp, expected: &str) {
@@ -33,18 +34,7 @@ async fn set_hours(t: &TestApp, open: bool) {
     } else {
         json!({"closed": true})
     };
-    let body: serde_json::Map<String, Value> = [
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ]
-    .iter()
-    .map(|d| (d.to_string(), day.clone()))
-    .collect();
+    let body: serde_json::Map<String, Value> = DAYS.iter().map(|d| (d.to_string(), day.clone())).collect();
     let path = format!("/operator/clients/{}/market-hours", t.client_id);
     let r = t.operator(Method::PUT, &path, Value::Object(body)).await;
     assert_eq!(r.status, 200, "{:?}", r.json);
@@ -53,16 +43,7 @@ async fn set_hours(t: &TestApp, open: bool) {
 /// An approved offering, on a market open around the clock.
 async fn market(t: &TestApp) -> Market {
     set_hours(t, true).await;
-    let r = t.put("createIssuer", ISSUER).await;
-    code(&r, "101");
-    let issuer = r.inserted("issuerDetails")["issuerId"].as_str().unwrap().to_owned();
-    let params = with(OFFERING, &[("issuerId", issuer.as_str())]);
-    let r = t.put("createOffering", &params).await;
-    code(&r, "101");
-    let security = r.inserted("offeringDetails")["offeringId"].as_str().unwrap().to_owned();
-    let path = format!("/operator/clients/{}/offerings/{security}/approve", t.client_id);
-    let r = t.operator(Method::POST, &path, json!({})).await;
-    assert_eq!(r.status, 200, "{:?}", r.json);
+    let (security, issuer) = approved_offering_as(t, &t.creds()).await;
     Market { security, issuer }
 }
 

@@ -8,7 +8,7 @@ use api_tests::{both, Creds, Resp, TestApp};
 use http::Method;
 use serde_json::{json, Map, Value};
 
-use crate::fixtures::{with, ISSUER, OFFERING};
+use crate::fixtures::approved_offering_as;
 use crate::trades::offering;
 
 #[track_caller]
@@ -84,17 +84,7 @@ async fn set_week(t: &TestApp, body: Value) -> Value {
 
 /// An approved offering of the client of `c`: a security.
 async fn security_as(t: &TestApp, c: &Creds) -> String {
-    let r = t.form_as(c, Method::PUT, "createIssuer", ISSUER).await;
-    code(&r, "101");
-    let issuer = r.inserted("issuerDetails")["issuerId"].as_str().unwrap().to_owned();
-    let params = with(OFFERING, &[("issuerId", issuer.as_str())]);
-    let r = t.form_as(c, Method::PUT, "createOffering", &params).await;
-    code(&r, "101");
-    let id = r.inserted("offeringDetails")["offeringId"].as_str().unwrap().to_owned();
-    let path = format!("/operator/clients/{}/offerings/{id}/approve", c.id);
-    let r = t.operator(Method::POST, &path, json!({})).await;
-    assert_eq!(r.status, 200, "{:?}", r.json);
-    id
+    approved_offering_as(t, c).await.0
 }
 
 async fn security(t: &TestApp) -> String {

@@ -44,3 +44,19 @@ pub async fn link(t: &TestApp, account: &str, related_type: &str, related: &str,
     )
     .await
 }
+
+/// An issuer and an offering of the client of `c`, approved by the operator: an ATS
+/// security, as (offeringId, issuerId).
+pub async fn approved_offering_as(t: &TestApp, c: &Creds) -> (String, String) {
+    let r = t.form_as(c, Method::PUT, "createIssuer", ISSUER).await;
+    assert_eq!(r.code(), "101", "{:?}", r.json);
+    let issuer = r.inserted("issuerDetails")["issuerId"].as_str().unwrap().to_owned();
+    let params = with(OFFERING, &[("issuerId", issuer.as_str())]);
+    let r = t.form_as(c, Method::PUT, "createOffering", &params).await;
+    assert_eq!(r.code(), "101", "{:?}", r.json);
+    let id = r.inserted("offeringDetails")["offeringId"].as_str().unwrap().to_owned();
+    let path = format!("/operator/clients/{}/offerings/{id}/approve", c.id);
+    let r = t.operator(Method::POST, &path, serde_json::json!({})).await;
+    assert_eq!(r.status, 200, "{:?}", r.json);
+    (id, issuer)
+}

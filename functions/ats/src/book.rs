@@ -17,7 +17,7 @@ use rust_decimal::Decimal;
 use shared::batches::{Batch, Due};
 use shared::calendar::EASTERN;
 use shared::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
-use shared::model::ats::{execution_time, AtsOrder, MatchedTrade, OrderStatus, MATCH};
+use shared::model::ats::{execution_time, AtsOrder, MatchedTrade, MATCH};
 use shared::queue::sequencer::{BookFuture, BookMessage};
 use shared::records::ats as book;
 use shared::records::Stored;
@@ -40,11 +40,9 @@ pub fn apply(ports: Arc<Ports>, msg: BookMessage) -> BookFuture {
 }
 
 async fn apply_message(ports: Arc<Ports>, msg: BookMessage) -> Result<(), ApiError> {
-    let Some(client) = ports.clients.get(ports.store.as_ref(), &msg.client_id).await? else {
+    let Some(ctx) = Ctx::background(&ports, &msg.client_id, "updateOrder", "book").await? else {
         return Ok(());
     };
-    let request_id: Arc<str> = format!("book-{}", shared::ids::unique()).into();
-    let ctx = Ctx::system(ports.clone(), client, request_id, "updateOrder", Arc::default());
     let result = run(&ctx, &msg).await;
     ports.dispatch(ctx.take_committed()).await;
     result
@@ -353,10 +351,7 @@ async fn expire_one(ctx: Ctx, id: String) -> Result<bool, ApiError> {
 
 /// `POST /operator/batches/ats-expiry/run`: `{"batch": "ats-expiry", "processed": N}`.
 async fn run_expiry(octx: OperatorCtx, _req: OperatorRequest) -> Result<OpReply, OpError> {
-    let processed = EXPIRY_BATCH.run_now(&octx.ports).await?;
-    Ok(OpReply::ok(
-        serde_json::json!({"batch": EXPIRY_BATCH.name, "processed": processed}),
-    ))
+    EXPIRY_BATCH.run_for_operator(&octx).await
 }
 
 pub fn routes() -> Routes {
@@ -374,7 +369,7 @@ pub fn live_now(o: &AtsOrder, now: DateTime<Utc>) -> bool {
 
 /// Hands a live order to its book.
 pub async fn place(ctx: &Ctx, o: &AtsOrder) {
-    if o.order_status != OrderStatus::Live && o.order_status != OrderStatus::PartiallyExecuted {
+    if !o.order_status.is_open() {
         return;
     }
     let Some(sequencer) = ctx.app.sequencer.clone() else {

@@ -252,13 +252,16 @@ async fn put_week(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, Op
     let ctx = octx.for_client(req.param("clientId"), "operator").await?;
     let week = ctx
         .transact(async move |ctx, _| {
-            let mut week = records::week(ctx.store(), ctx.client_id()).await?;
+            let (mut week, version) = records::stored_week(ctx.store(), ctx.client_id()).await?;
             for (day, new) in week.0.iter_mut().zip(patch) {
                 if let Some(hours) = new {
                     *day = hours;
                 }
             }
-            Ok(Plan::new(vec![records::set_week(ctx.client_id(), &week)?], week))
+            Ok(Plan::new(
+                vec![records::set_week(ctx.client_id(), &week, version)?],
+                week,
+            ))
         })
         .await?;
     let view = OperatorWeek {

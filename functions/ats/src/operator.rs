@@ -77,9 +77,7 @@ async fn decide(octx: OperatorCtx, req: OperatorRequest, approve: bool) -> Resul
             other => OpError::from(other),
         })?;
     place(&ctx, &after).await;
-    let mut view = shared::model::object(&after.view());
-    view.insert("clientId".into(), json!(ctx.client_id()));
-    Ok(OpReply::ok(serde_json::Value::Object(view)))
+    Ok(OpReply::for_client(after.view(), ctx.client_id()))
 }
 
 async fn approve(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {

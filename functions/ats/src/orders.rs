@@ -8,10 +8,10 @@ use matching::{Book, Quote, Side};
 use rust_decimal::Decimal;
 use serde::Serialize;
 use serde_json::{json, Value};
+use shared::calendar::{local_date, EASTERN};
 use shared::model::ats::{execution_time, invalid, no_match, no_order, AtsOrder, OrderStatus, ORDER};
-use shared::model::ids::{no_account, numeric_id, IssuerId};
-use shared::model::market_hours::eastern_today;
-use shared::model::{Account, Offering};
+use shared::model::ids::{numeric_id, IssuerId};
+use shared::model::Offering;
 use shared::records::ats as book;
 use shared::records::{self, Stored};
 use shared::webhooks::{view_event, Event};
@@ -53,7 +53,7 @@ fn price(raw: &str) -> Result<Decimal, ApiError> {
 fn expiration_date(ctx: &Ctx, raw: &str) -> Result<NaiveDate, ApiError> {
     let date =
         NaiveDate::parse_from_str(raw.trim(), "%m-%d-%Y").map_err(|_| invalid("expirationDate", "MM-DD-YYYY"))?;
-    if date < eastern_today(ctx.app.clock.now()) {
+    if date < local_date(ctx.app.clock.now(), EASTERN) {
         return Err(invalid("expirationDate", "today or later"));
     }
     Ok(date)
@@ -61,11 +61,7 @@ fn expiration_date(ctx: &Ctx, raw: &str) -> Result<NaiveDate, ApiError> {
 
 /// An account of the caller, live and not archived (`148`).
 async fn member(ctx: &Ctx, id: &str) -> Result<String, ApiError> {
-    let account = records::live::<Account>(ctx, id.trim(), no_account).await?;
-    if account.rec.archived {
-        return Err(no_account());
-    }
-    Ok(account.rec.id.clone())
+    Ok(records::active_account(ctx, id.trim()).await?.rec.id)
 }
 
 /// When an order going live now expires (epoch seconds): `Day` at the close of the session
@@ -185,8 +181,16 @@ async fn named_order(ctx: &Ctx, p: &Params) -> Result<Stored<AtsOrder>, ApiError
         .ok_or_else(no_order)
 }
 
-fn terminal(o: &AtsOrder) -> ApiError {
-    invalid("orderid", &format!("the order is {}", o.order_status.name()))
+/// Order `id` read again in a change's attempt: `106` once it is terminal.
+async fn not_terminal(ctx: &Ctx, id: &str) -> Result<Stored<AtsOrder>, ApiError> {
+    let stored = book::order(ctx.store(), ctx.client_id(), id)
+        .await?
+        .ok_or_else(no_order)?;
+    if stored.rec.order_status.is_terminal() {
+        let status = stored.rec.order_status.name();
+        return Err(invalid("orderid", &format!("the order is {status}")));
+    }
+    Ok(stored)
 }
 
 /// `POST /v3/cancelOrder`: `orderid`. `Pending`, `Live` or `Partially Executed` become
@@ -196,12 +200,7 @@ async fn cancel(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = named_order(&ctx, &p).await?.rec.order_id;
     let after = ctx
         .transact(async move |ctx, _| {
-            let stored = book::order(ctx.store(), ctx.client_id(), &id)
-                .await?
-                .ok_or_else(no_order)?;
-            if stored.rec.order_status.is_terminal() {
-                return Err(terminal(&stored.rec));
-            }
+            let stored = not_terminal(&ctx, &id).await?;
             let mut after = stored.rec.clone();
             after.order_status = after.ended(false);
             after.updated_date = ctx.now();
@@ -240,12 +239,7 @@ async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     }
     let after = ctx
         .transact(async move |ctx, _| {
-            let stored = book::order(ctx.store(), ctx.client_id(), &id)
-                .await?
-                .ok_or_else(no_order)?;
-            if stored.rec.order_status.is_terminal() {
-                return Err(terminal(&stored.rec));
-            }
+            let stored = not_terminal(&ctx, &id).await?;
             let mut after = stored.rec.clone();
             if let Some(q) = quantity {
                 if q <= after.filled() || q > after.shares {
@@ -275,7 +269,8 @@ async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     Ok(Reply::ok().with_value("orderDetails", json!([after.detail()])))
 }
 
-/// How many of a side's best orders getClob reads to find its best level.
+/// How many of a side's book entries getClob lists to find its best level (it reads the
+/// orders only until that level ends).
 const CLOB_DEPTH: u32 = 100;
 
 /// One side of the CLOB: `--`, `RFQ`, or the best price (hidden for `disclosePrice=No`)
@@ -314,20 +309,25 @@ async fn clob(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let offering = security(&ctx, &security_id, Some(&issuer_id)).await?;
     let now = ctx.app.clock.now();
     let mut core = Book::new();
-    let (mut sides, mut rfq) = (Vec::new(), [false, false]);
+    let mut rfq = [false, false];
     for (i, buy) in [true, false].into_iter().enumerate() {
         let (ids, has_rfq) = book::top(ctx.store(), ctx.client_id(), &offering.rec.id, buy, CLOB_DEPTH).await?;
         rfq[i] = has_rfq;
+        // Orders in priority order, read until the best live price's level ends.
+        let mut best = None;
         for id in ids {
-            if let Some(o) = book::order(ctx.store(), ctx.client_id(), &id).await? {
-                if live_now(&o.rec, now) {
-                    sides.push(o.rec);
-                }
+            let Some(o) = book::order(ctx.store(), ctx.client_id(), &id).await? else {
+                continue;
+            };
+            if !live_now(&o.rec, now) {
+                continue;
             }
+            if best.is_some_and(|p| p != o.rec.price) {
+                break;
+            }
+            best = Some(o.rec.price);
+            core.rest(core_order(&o.rec));
         }
-    }
-    for o in &sides {
-        core.rest(core_order(o));
     }
     let side = |s: Side, has_rfq: bool| match core.quote(s) {
         Quote::None if has_rfq => clob_side(Quote::Rfq),

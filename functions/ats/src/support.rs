@@ -1,6 +1,6 @@
 //! What the ATS operations share: securities and members as CONTRACT defines them.
 
-use shared::model::ids::no_offering;
+use shared::model::ids::{no_offering, numeric_id};
 use shared::model::offering::status;
 use shared::model::Offering;
 use shared::records::{offering, Stored};
@@ -9,11 +9,8 @@ use shared::{ApiError, Ctx};
 /// A security: an approved, live offering of the caller (`138` otherwise), whose issuer is
 /// `issuer` when one is named (`138` too).
 pub async fn security(ctx: &Ctx, id: &str, issuer: Option<&str>) -> Result<Stored<Offering>, ApiError> {
-    let id = id.trim();
-    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(no_offering());
-    }
-    let o = offering::load(ctx.store(), ctx.client_id(), id)
+    let id = numeric_id("securityId", id).map_err(|_| no_offering())?;
+    let o = offering::load(ctx.store(), ctx.client_id(), &id)
         .await?
         .filter(|o| !o.rec.deleted && o.rec.status == status::APPROVED)
         .ok_or_else(no_offering)?;

@@ -16,6 +16,7 @@ use shared::model::payments::{
     R01, SANDBOX_R01, SANDBOX_SETTLED, STATUS_METHOD,
 };
 use shared::model::trade::{wrong_status, Trade, TradeStatus};
+use shared::records::active_account;
 use shared::records::link::primary_party;
 use shared::records::payments as pay;
 use shared::records::trade;
@@ -25,7 +26,6 @@ use shared::webhooks::{view_event, Event};
 use shared::{op, ApiError, Ctx, Environment, Params, Plan, Reply, Routes};
 
 use crate::external::none_on_file;
-use crate::support::active_account;
 
 /// `773`: the operator blocked the account for ACH.
 fn blocked() -> ApiError {

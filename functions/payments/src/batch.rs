@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use http::Method;
 use serde::Deserialize;
-use serde_json::json;
 use shared::batches::{Batch, Due};
 use shared::calendar::EASTERN;
 use shared::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
@@ -16,7 +15,6 @@ use shared::records::trade;
 use shared::{batch_due, batch_process, operator_op, ApiError, Ctx, Plan, Ports, Routes};
 
 use crate::ach::{move_writes, trade_writes};
-use crate::support::with_client;
 
 /// The ACH batch: 18:00 America/New_York on business days.
 pub const ACH: Batch = Batch {
@@ -41,12 +39,6 @@ pub(crate) async fn due_in(ports: Arc<Ports>, index: &str) -> Result<Vec<Due>, A
 
 async fn ach_due(ports: Arc<Ports>) -> Result<Vec<Due>, ApiError> {
     due_in(ports, pay::ACH_DUE).await
-}
-
-/// The operator's run-now of `batch`: `{"batch", "processed": N}`.
-pub(crate) async fn run_now(octx: &OperatorCtx, batch: &Batch) -> Result<OpReply, OpError> {
-    let processed = batch.run_now(&octx.ports).await?;
-    Ok(OpReply::ok(json!({"batch": batch.name, "processed": processed})))
 }
 
 /// Submits move `ref_num` if it is still `Pending` (else nothing: a second delivery, or a
@@ -77,7 +69,7 @@ async fn submit(ctx: Ctx, ref_num: String) -> Result<bool, ApiError> {
 /// `POST /operator/batches/ach/run`: runs the batch now, on any day and at any hour:
 /// `{"batch": "ach", "processed": N}`.
 async fn run(octx: OperatorCtx, _req: OperatorRequest) -> Result<OpReply, OpError> {
-    run_now(&octx, &ACH).await
+    ACH.run_for_operator(&octx).await
 }
 
 #[derive(Deserialize)]
@@ -140,7 +132,7 @@ async fn bank_status(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply,
             ApiError::Resource { http: 409, desc, .. } => OpError::Conflict(desc),
             other => OpError::from(other),
         })?;
-    Ok(OpReply::ok(with_client(after.view(), ctx.client_id())))
+    Ok(OpReply::for_client(after.view(), ctx.client_id()))
 }
 
 pub fn routes() -> Routes {

@@ -20,13 +20,13 @@ use shared::model::payments::{
     fund_amount, money, no_provider, CardCharge, FundMove, FundStatus, LinkSession, LinkedCard, FUND_MOVE,
 };
 use shared::providers::payments::{BankLinks, CardProcessor, Sandbox};
+use shared::records::active_account;
 use shared::records::payments as pay;
 use shared::records::trade;
 use shared::{batch_due, batch_process, op, operator_op, ApiError, Ctx, Params, Plan, Ports, Reply, Routes};
 
 use crate::ach::{move_writes, not_funded, paid_trade, trade_writes};
-use crate::batch::{due_in, run_now};
-use crate::support::{active_account, with_client};
+use crate::batch::due_in;
 
 /// The card processor in force (the sandbox; a real processor adapter fills the same port).
 fn processor() -> impl CardProcessor + BankLinks {
@@ -281,7 +281,7 @@ async fn capture(ctx: Ctx, ref_num: String) -> Result<bool, ApiError> {
 
 /// `POST /operator/batches/card/run`: captures every `Pending` charge now.
 async fn run(octx: OperatorCtx, _req: OperatorRequest) -> Result<OpReply, OpError> {
-    run_now(&octx, &CARD_BATCH).await
+    CARD_BATCH.run_for_operator(&octx).await
 }
 
 #[derive(Deserialize)]
@@ -331,7 +331,7 @@ async fn card_link(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, O
             Ok(Plan::new(writes, card))
         })
         .await?;
-    Ok(OpReply::ok(with_client(card.view(), ctx.client_id())))
+    Ok(OpReply::for_client(card.view(), ctx.client_id()))
 }
 
 pub fn routes() -> Routes {

@@ -7,13 +7,12 @@ use serde_json::Value;
 use shared::http::envelope::insert_array;
 use shared::model::ids::{AccountId, IssuerId};
 use shared::model::payments::{check_nickname, digits, ExternalAccount, Owner};
+use shared::records::active_account;
 use shared::records::issuer::live_issuer;
 use shared::records::payments as pay;
 use shared::records::Stored;
 use shared::webhooks::view_event;
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
-
-use crate::support::active_account;
 
 /// `116`: the owner already has an external account.
 fn already_exists() -> ApiError {

@@ -8,7 +8,6 @@ mod cards;
 mod external;
 mod links;
 mod settings;
-mod support;
 
 use shared::{Function, Routes};
 

@@ -14,11 +14,10 @@ use shared::model::ids::AccountId;
 use shared::model::payments::{digits, ExternalAccount, LinkSession, Owner};
 use shared::model::Account;
 use shared::providers::payments::{BankLinks, Sandbox};
+use shared::records::active_account;
 use shared::records::payments as pay;
 use shared::webhooks::view_event;
 use shared::{op, operator_op, ApiError, Ctx, Params, Plan, Reply, Routes};
-
-use crate::support::{active_account, with_client};
 
 /// The kind of link a bank link is, in its key.
 const BANK: &str = "BANK";
@@ -216,7 +215,7 @@ async fn bank_link(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, O
             ApiError::Resource { http: 409, desc, .. } => OpError::Conflict(desc),
             other => OpError::from(other),
         })?;
-    Ok(OpReply::ok(with_client(saved.view(), ctx.client_id())))
+    Ok(OpReply::for_client(saved.view(), ctx.client_id()))
 }
 
 pub fn routes() -> Routes {

@@ -43,7 +43,7 @@ pub const BATCHES: [Batch; 3] = [payments::ACH_BATCH, payments::CARD_BATCH, ats:
 
 /// Applies a message to its security's order book (the book worker's, and the local
 /// sequencer's, work).
-pub const BOOK_WORK: shared::queue::sequencer::BookWork = ats::BOOK_WORK;
+pub const BOOK_WORK: shared::queue::sequencer::BookWork<shared::Ports> = ats::BOOK_WORK;
 
 pub use ats::open_books;
 

@@ -82,6 +82,15 @@ impl OpReply {
     pub fn created(body: Value) -> Self {
         OpReply { status: 201, body }
     }
+
+    /// 200 with a record's view and the `clientId` it concerns.
+    pub fn for_client(view: impl serde::Serialize, client: &str) -> Self {
+        let mut body = serde_json::to_value(view).unwrap_or(Value::Null);
+        if let Value::Object(m) = &mut body {
+            m.insert("clientId".into(), Value::from(client));
+        }
+        OpReply::ok(body)
+    }
 }
 
 /// The operator API's one error type: its HTTP status, and a message shown as `error`.

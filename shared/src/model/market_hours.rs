@@ -145,11 +145,6 @@ fn at(date: NaiveDate, minutes: u16) -> DateTime<Utc> {
         .map_or_else(|| Utc.from_utc_datetime(&local), |t| t.with_timezone(&Utc))
 }
 
-/// Today's date in Eastern time (`expirationDate` "today").
-pub fn eastern_today(now: DateTime<Utc>) -> NaiveDate {
-    now.with_timezone(&EASTERN).date_naive()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

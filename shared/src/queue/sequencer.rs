@@ -15,7 +15,6 @@ use tokio::sync::{mpsc, Notify};
 
 use super::QueueError;
 use crate::error::ApiError;
-use crate::ports::Ports;
 
 /// Work for one security's book: place an order on it, or (without one) uncross it at the
 /// market's open.
@@ -36,31 +35,33 @@ impl BookMessage {
 }
 
 pub type BookFuture = Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send>>;
-/// Applies one message to its book.
-pub type BookWork = fn(Arc<Ports>, BookMessage) -> BookFuture;
+/// Applies one message to its book, with the process's ports (`P`: the port layer's
+/// `Ports`, named only there so that this port does not import the layer that holds it).
+pub type BookWork<P> = fn(Arc<P>, BookMessage) -> BookFuture;
 
 #[async_trait]
-pub trait Sequencer: Send + Sync {
-    /// Hands `msg` to its book's worker, behind every message sent to that book before.
-    async fn send(&self, ports: &Arc<Ports>, msg: BookMessage) -> Result<(), QueueError>;
+pub trait Sequencer<P: Send + Sync + 'static>: Send + Sync {
+    /// Hands `msg` to its book's worker, behind every message sent to that book before
+    /// (`ports`: what a worker in this process applies it with).
+    async fn send(&self, ports: &Arc<P>, msg: BookMessage) -> Result<(), QueueError>;
 }
 
 /// How often the local lanes retry a message that failed (a store error), as SQS would
 /// redeliver it.
 const LOCAL_ATTEMPTS: usize = 5;
 
-type Lane = mpsc::UnboundedSender<(Arc<Ports>, BookMessage)>;
+type Lane<P> = mpsc::UnboundedSender<(Arc<P>, BookMessage)>;
 
 /// The local API's sequencer: one task per book applies its messages in order.
-pub struct LocalSequencer {
-    work: BookWork,
-    lanes: Mutex<HashMap<String, Lane>>,
+pub struct LocalSequencer<P> {
+    work: BookWork<P>,
+    lanes: Mutex<HashMap<String, Lane<P>>>,
     busy: Arc<AtomicUsize>,
     idle: Arc<Notify>,
 }
 
-impl LocalSequencer {
-    pub fn new(work: BookWork) -> Self {
+impl<P: Send + Sync + 'static> LocalSequencer<P> {
+    pub fn new(work: BookWork<P>) -> Self {
         LocalSequencer {
             work,
             lanes: Mutex::new(HashMap::new()),
@@ -80,12 +81,12 @@ impl LocalSequencer {
         }
     }
 
-    fn lane(&self, group: String) -> Lane {
+    fn lane(&self, group: String) -> Lane<P> {
         let mut lanes = self.lanes.lock().unwrap_or_else(|e| e.into_inner());
         lanes
             .entry(group)
             .or_insert_with(|| {
-                let (tx, mut rx) = mpsc::unbounded_channel::<(Arc<Ports>, BookMessage)>();
+                let (tx, mut rx) = mpsc::unbounded_channel::<(Arc<P>, BookMessage)>();
                 let (work, busy, idle) = (self.work, self.busy.clone(), self.idle.clone());
                 tokio::spawn(async move {
                     while let Some((ports, msg)) = rx.recv().await {
@@ -108,8 +109,8 @@ impl LocalSequencer {
 }
 
 #[async_trait]
-impl Sequencer for LocalSequencer {
-    async fn send(&self, ports: &Arc<Ports>, msg: BookMessage) -> Result<(), QueueError> {
+impl<P: Send + Sync + 'static> Sequencer<P> for LocalSequencer<P> {
+    async fn send(&self, ports: &Arc<P>, msg: BookMessage) -> Result<(), QueueError> {
         self.busy.fetch_add(1, Ordering::SeqCst);
         self.lane(msg.group())
             .send((ports.clone(), msg))
@@ -131,8 +132,8 @@ impl SqsSequencer {
 }
 
 #[async_trait]
-impl Sequencer for SqsSequencer {
-    async fn send(&self, _ports: &Arc<Ports>, msg: BookMessage) -> Result<(), QueueError> {
+impl<P: Send + Sync + 'static> Sequencer<P> for SqsSequencer {
+    async fn send(&self, _ports: &Arc<P>, msg: BookMessage) -> Result<(), QueueError> {
         let body = serde_json::to_string(&msg).map_err(|e| QueueError::Backend(e.to_string()))?;
         self.client
             .send_message()

@@ -16,7 +16,7 @@ use rust_decimal::Decimal;
 use crate::error::ApiError;
 use crate::model::ats::{AtsOrder, MatchedTrade};
 use crate::model::market_hours::{SecurityHours, Week};
-use crate::records::{get_json, json_item, record, replace, Stored};
+use crate::records::{get_json, json_item, record, replace, versioned_put, Stored};
 use crate::store::{CmpOp, Cond, Index, Key, Query, SkRange, Store, Val, Write};
 
 record!(AtsOrder, "ORDER", order_id; execution_time);
@@ -103,7 +103,7 @@ pub fn insert_match(client: &str, m: &MatchedTrade) -> Result<Vec<Write>, ApiErr
     super::insert(client, m)
 }
 
-/// The IDs of the book's entries in `range`, in priority order (at most `limit`).
+/// The IDs of the book's entries in `range`, in priority order (all, or the first `limit`).
 async fn entries(
     store: &dyn Store,
     client: &str,
@@ -113,22 +113,17 @@ async fn entries(
 ) -> Result<Vec<String>, ApiError> {
     let mut q = Query::new(Index::Table, book_pk(client, security));
     q.sk = range;
-    if let Some(limit) = limit {
-        q.limit = limit;
-    }
-    let mut ids = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        ids.extend(
-            page.items
-                .iter()
-                .filter_map(|i| i.get("o").and_then(Val::as_str).map(str::to_owned)),
-        );
-        match page.next {
-            Some(next) if limit.is_none() => q.start = Some(next),
-            _ => return Ok(ids),
+    let items = match limit {
+        Some(limit) => {
+            q.limit = limit;
+            store.query(&q).await?.items
         }
-    }
+        None => super::query_all(store, q).await?,
+    };
+    Ok(items
+        .iter()
+        .filter_map(|i| i.get("o").and_then(Val::as_str).map(str::to_owned))
+        .collect())
 }
 
 /// The resting orders `incoming` could trade with: the other side's limit orders at its
@@ -181,21 +176,15 @@ pub async fn top(
 pub async fn expired(store: &dyn Store, now: i64) -> Result<Vec<(String, String)>, ApiError> {
     let mut q = Query::new(Index::Gsi1, EXPIRY);
     q.sk = SkRange::Between(String::new(), format!("{now:012}#~"));
-    let mut due = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            let sk = item.get("gsi1sk").and_then(Val::as_str).unwrap_or("");
-            let mut parts = sk.splitn(3, '#').skip(1);
-            if let (Some(client), Some(order)) = (parts.next(), parts.next()) {
-                due.push((client.to_owned(), order.to_owned()));
-            }
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(due),
-        }
-    }
+    let items = super::query_all(store, q).await?;
+    Ok(items
+        .iter()
+        .filter_map(|i| {
+            let (_, rest) = i.get("gsi1sk").and_then(Val::as_str)?.split_once('#')?;
+            let (client, order) = rest.split_once('#')?;
+            Some((client.to_owned(), order.to_owned()))
+        })
+        .collect())
 }
 
 // ---------------------------------------------------------------- time priority
@@ -255,21 +244,14 @@ pub async fn is_waiting(store: &dyn Store, client: &str, security: &str) -> Resu
 
 /// Every book waiting for its market's open: `(client, securityId)`.
 pub async fn waiting(store: &dyn Store) -> Result<Vec<(String, String)>, ApiError> {
-    let mut q = Query::new(Index::Table, WAITING);
-    let mut books = Vec::new();
-    loop {
-        let page = store.query(&q).await?;
-        for item in &page.items {
-            let sk = item.get("sk").and_then(Val::as_str).unwrap_or("");
-            if let Some((client, security)) = sk.split_once('#') {
-                books.push((client.to_owned(), security.to_owned()));
-            }
-        }
-        match page.next {
-            Some(next) => q.start = Some(next),
-            None => return Ok(books),
-        }
-    }
+    let items = super::query_all(store, Query::new(Index::Table, WAITING)).await?;
+    Ok(items
+        .iter()
+        .filter_map(|i| {
+            let (client, security) = i.get("sk").and_then(Val::as_str)?.split_once('#')?;
+            Some((client.to_owned(), security.to_owned()))
+        })
+        .collect())
 }
 
 // ---------------------------------------------------------------- settings
@@ -303,15 +285,21 @@ fn hours_key(client: &str, of: &str) -> Key {
 
 /// The client's global week (the default until the operator sets it).
 pub async fn week(store: &dyn Store, client: &str) -> Result<Week, ApiError> {
-    let stored: Option<Stored<Week>> = get_json(store, &hours_key(client, "global")).await?;
-    Ok(stored.map(|s| s.rec).unwrap_or_default())
+    Ok(stored_week(store, client).await?.0)
 }
 
-pub fn set_week(client: &str, week: &Week) -> Result<Write, ApiError> {
-    Ok(Write::Put {
-        item: json_item(hours_key(client, "global"), week, 1)?,
-        cond: None,
-    })
+/// The client's global week with the version its next write is conditioned on (`None`
+/// while it is the default).
+pub async fn stored_week(store: &dyn Store, client: &str) -> Result<(Week, Option<i64>), ApiError> {
+    let stored: Option<Stored<Week>> = get_json(store, &hours_key(client, "global")).await?;
+    Ok(stored.map_or((Week::default(), None), |s| (s.rec, Some(s.version))))
+}
+
+/// Writes the client's week over the version read, so that two concurrent changes of
+/// different days both count.
+pub fn set_week(client: &str, week: &Week, before: Option<i64>) -> Result<Write, ApiError> {
+    let item = json_item(hours_key(client, "global"), week, before.map_or(1, |v| v + 1))?;
+    Ok(versioned_put(item, before))
 }
 
 fn security_hours_key(client: &str, security: &str) -> Key {

@@ -448,3 +448,13 @@ pub async fn live<R: Record>(
         _ => Err(missing()),
     }
 }
+
+/// A live account of the caller that is not archived, or `148` ("does not exist or is not
+/// active"): the accounts payments and the ATS act for.
+pub async fn active_account(ctx: &crate::Ctx, id: &str) -> Result<Stored<crate::model::Account>, ApiError> {
+    let account = live::<crate::model::Account>(ctx, id, crate::model::ids::no_account).await?;
+    if account.rec.archived {
+        return Err(crate::model::ids::no_account());
+    }
+    Ok(account)
+}
