@@ -9,7 +9,7 @@
 pub mod params;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,9 +23,10 @@ use shared::blobs::{Blobs, DirBlobs, S3Blobs, Served};
 use shared::clock::SettableClock;
 use shared::http::RawRequest;
 use shared::queue::embedded::EmbeddedQueue;
-use shared::queue::sequencer::LocalSequencer;
+use shared::queue::sequencer::{apply_in_order, BookMessage, LocalSequencer, Sequencer, SqsSequencer};
 use shared::queue::sqs::SqsQueue;
 use shared::queue::Queue;
+use shared::queue::QueueError;
 use shared::store::dynamo::DynamoStore;
 use shared::store::embedded::EmbeddedStore;
 use shared::store::Store;
@@ -96,7 +97,116 @@ pub struct TestApp {
     /// Every function's clock: the system's until a test sets it.
     pub clock: Arc<SettableClock>,
     /// The order books' lanes, shared by every function as one process's are.
-    sequencer: Arc<LocalSequencer<Ports>>,
+    books: Books,
+}
+
+/// The order books' sequencer: in-process lanes beside the embedded store; beside DynamoDB,
+/// the SQS FIFO adapter the Lambda functions use, drained by a consumer that applies
+/// batches as the book worker does.
+enum Books {
+    Local(Arc<LocalSequencer<Ports>>),
+    Fifo(Arc<FifoBooks>),
+}
+
+/// SQS FIFO books: the adapter, and the messages sent but not yet applied.
+struct FifoBooks {
+    inner: SqsSequencer,
+    sqs: aws_sdk_sqs::Client,
+    url: String,
+    pending: AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl Sequencer<Ports> for FifoBooks {
+    async fn send(&self, ports: &Arc<Ports>, msg: BookMessage) -> Result<(), QueueError> {
+        self.pending.fetch_add(1, Ordering::SeqCst);
+        self.inner.send(ports, msg).await
+    }
+}
+
+impl FifoBooks {
+    async fn create(name: &str) -> FifoBooks {
+        use aws_sdk_sqs::types::QueueAttributeName;
+        let sdk = shared::aws::sdk_config().await;
+        let sqs = aws_sdk_sqs::Client::new(&sdk);
+        let url = sqs
+            .create_queue()
+            .queue_name(format!("{name}-orders.fifo"))
+            .attributes(QueueAttributeName::FifoQueue, "true")
+            .attributes(QueueAttributeName::VisibilityTimeout, "2")
+            .send()
+            .await
+            .expect("test order queue")
+            .queue_url
+            .expect("its URL");
+        FifoBooks {
+            inner: SqsSequencer::new(sqs.clone(), url.clone()),
+            sqs,
+            url,
+            pending: AtomicUsize::new(0),
+        }
+    }
+
+    /// The book worker's loop: receive up to 10, apply them in order, delete the applied.
+    async fn consume(self: Arc<Self>, ports: Arc<Ports>) {
+        loop {
+            let received = self
+                .sqs
+                .receive_message()
+                .queue_url(&self.url)
+                .max_number_of_messages(10)
+                .wait_time_seconds(1)
+                .send()
+                .await;
+            let Ok(received) = received else {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            };
+            let messages = received.messages.unwrap_or_default();
+            let batch = messages
+                .iter()
+                .map(|m| (m.message_id.clone().unwrap_or_default(), m.body.clone()))
+                .collect();
+            let failed = apply_in_order(&ports, service::BOOK_WORK, batch).await;
+            for m in messages
+                .iter()
+                .filter(|m| !failed.contains(&m.message_id.clone().unwrap_or_default()))
+            {
+                let receipt = m.receipt_handle.clone().unwrap_or_default();
+                if self
+                    .sqs
+                    .delete_message()
+                    .queue_url(&self.url)
+                    .receipt_handle(receipt)
+                    .send()
+                    .await
+                    .is_ok()
+                {
+                    self.pending.fetch_sub(1, Ordering::SeqCst);
+                }
+            }
+        }
+    }
+}
+
+impl Books {
+    fn sequencer(&self) -> Arc<dyn Sequencer<Ports>> {
+        match self {
+            Books::Local(l) => l.clone(),
+            Books::Fifo(f) => f.clone(),
+        }
+    }
+
+    async fn idle(&self) {
+        match self {
+            Books::Local(l) => l.idle().await,
+            Books::Fifo(f) => {
+                while f.pending.load(Ordering::SeqCst) > 0 {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            }
+        }
+    }
 }
 
 /// Credentials of a client.
@@ -178,7 +288,13 @@ impl TestApp {
         // cache's 60 s, and the tests do not wait for that.
         let clients = Arc::new(ClientCache::new(Duration::from_secs(60)));
         let clock = Arc::new(SettableClock::system());
-        let sequencer = Arc::new(LocalSequencer::new(service::BOOK_WORK));
+        let books = match backend {
+            Backend::Embedded => Books::Local(Arc::new(LocalSequencer::new(service::BOOK_WORK))),
+            Backend::DynamoDb => Books::Fifo(Arc::new(
+                FifoBooks::create(&format!("t-{}", uuid::Uuid::new_v4().simple())).await,
+            )),
+        };
+        let sequencer = books.sequencer();
         let functions: Vec<(Function, Arc<App>)> = service::FUNCTIONS
             .iter()
             .map(|f| {
@@ -196,6 +312,9 @@ impl TestApp {
         let client_id = format!("dev-{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
         let api_key = shared::auth::random_secret();
         app.ensure_dev_client(&client_id, &api_key).await.expect("dev client");
+        if let Books::Fifo(fifo) = &books {
+            tokio::spawn(fifo.clone().consume(app.ports.clone()));
+        }
         tokio::spawn(shared::webhooks::run_worker(
             queue,
             Deliverer::new(store, env.url_policy()),
@@ -207,7 +326,7 @@ impl TestApp {
             client_id,
             api_key,
             clock,
-            sequencer,
+            books,
         }
     }
 
@@ -237,7 +356,7 @@ impl TestApp {
 
     /// Waits until every order handed to a book so far has been matched or rested.
     pub async fn settle(&self) {
-        tokio::time::timeout(Duration::from_secs(30), self.sequencer.idle())
+        tokio::time::timeout(Duration::from_secs(30), self.books.idle())
             .await
             .expect("the order books settle within 30 s");
     }

@@ -117,46 +117,39 @@ pub async fn serve_book(
 ) -> Result<(), lambda_runtime::Error> {
     let (ports, _, _) = aws_ports().await?;
     let ports = Arc::new(ports);
-    lambda_runtime::run(lambda_runtime::service_fn(move |event: lambda_runtime::LambdaEvent<BookInput>| {
-        let ports = ports.clone();
-        async move {
-            let out = match event.payload {
-                BookInput::Tick { tick } => {
-                    let sent = open(ports.clone()).await?;
-                    serde_json::json!({ "tick": tick, "opened": sent })
-                }
-                BookInput::Sqs(event) => {
-                    let mut failures = Vec::new();
-                    for m in event.records {
-                        let msg = m.body.as_deref().and_then(|b| serde_json::from_str(b).ok());
-                        let ok = match msg {
-                            _ if !failures.is_empty() => false,
-                            Some(msg) => match work(ports.clone(), msg).await {
-                                Ok(()) => true,
-                                Err(e) => {
-                                    tracing::warn!(error = %e, message = ?m.message_id, "book message failed; SQS will redeliver it");
-                                    false
-                                }
-                            },
-                            None => {
-                                tracing::error!(message = ?m.message_id, "book message that does not parse");
-                                false
-                            }
-                        };
-                        if !ok {
-                            let mut f = aws_lambda_events::event::sqs::BatchItemFailure::default();
-                            f.item_identifier = m.message_id.unwrap_or_default();
-                            failures.push(f);
-                        }
+    lambda_runtime::run(lambda_runtime::service_fn(
+        move |event: lambda_runtime::LambdaEvent<BookInput>| {
+            let ports = ports.clone();
+            async move {
+                let out = match event.payload {
+                    BookInput::Tick { tick } => {
+                        let sent = open(ports.clone()).await?;
+                        serde_json::json!({ "tick": tick, "opened": sent })
                     }
-                    let mut response = aws_lambda_events::event::sqs::SqsBatchResponse::default();
-                    response.batch_item_failures = failures;
-                    serde_json::to_value(response)?
-                }
-            };
-            Ok::<_, lambda_runtime::Error>(out)
-        }
-    }))
+                    BookInput::Sqs(event) => {
+                        let messages = event
+                            .records
+                            .into_iter()
+                            .map(|m| (m.message_id.unwrap_or_default(), m.body))
+                            .collect();
+                        let failed = crate::queue::sequencer::apply_in_order(&ports, work, messages).await;
+                        let failures = failed
+                            .into_iter()
+                            .map(|id| {
+                                let mut f = aws_lambda_events::event::sqs::BatchItemFailure::default();
+                                f.item_identifier = id;
+                                f
+                            })
+                            .collect();
+                        let mut response = aws_lambda_events::event::sqs::SqsBatchResponse::default();
+                        response.batch_item_failures = failures;
+                        serde_json::to_value(response)?
+                    }
+                };
+                Ok::<_, lambda_runtime::Error>(out)
+            }
+        },
+    ))
     .await
 }
 

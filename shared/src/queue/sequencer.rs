@@ -147,3 +147,88 @@ impl<P: Send + Sync + 'static> Sequencer<P> for SqsSequencer {
         Ok(())
     }
 }
+
+/// Applies the order queue's messages (`(id, body)`) in the order SQS FIFO delivered them:
+/// from the first that fails (or does not parse) on, every message is answered failed, so
+/// that SQS redelivers them still in order (the worker makes a repeat harmless). Answers
+/// the failed messages' IDs.
+pub async fn apply_in_order<P: Send + Sync + 'static>(
+    ports: &Arc<P>,
+    work: BookWork<P>,
+    messages: Vec<(String, Option<String>)>,
+) -> Vec<String> {
+    let mut failed = Vec::new();
+    for (id, body) in messages {
+        if failed.is_empty() {
+            match body.as_deref().map(serde_json::from_str::<BookMessage>) {
+                Some(Ok(msg)) => match work(ports.clone(), msg).await {
+                    Ok(()) => continue,
+                    Err(e) => tracing::warn!(error = %e, message = %id, "book message failed; SQS will redeliver it"),
+                },
+                _ => tracing::error!(message = %id, "book message that does not parse"),
+            }
+        }
+        failed.push(id);
+    }
+    failed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn work(_: Arc<()>, msg: BookMessage) -> BookFuture {
+        Box::pin(async move {
+            match msg.order_id.as_deref() {
+                Some("bad") => Err(ApiError::internal("the store failed")),
+                _ => Ok(()),
+            }
+        })
+    }
+
+    fn message(id: &str, order: &str) -> (String, Option<String>) {
+        let msg = BookMessage {
+            client_id: "c".into(),
+            security_id: "s".into(),
+            order_id: Some(order.into()),
+        };
+        (id.into(), serde_json::to_string(&msg).ok())
+    }
+
+    #[tokio::test]
+    async fn from_the_first_failure_on_every_message_is_given_back_in_order() {
+        let batch = vec![message("1", "a"), message("2", "bad"), message("3", "b")];
+        assert_eq!(apply_in_order(&Arc::new(()), work, batch).await, ["2", "3"]);
+        let unreadable = vec![message("1", "a"), ("2".into(), Some("{".into())), message("3", "b")];
+        assert_eq!(apply_in_order(&Arc::new(()), work, unreadable).await, ["2", "3"]);
+        assert!(apply_in_order(&Arc::new(()), work, vec![message("1", "a")])
+            .await
+            .is_empty());
+    }
+
+    #[tokio::test]
+    async fn local_lanes_apply_each_books_messages_in_order() {
+        static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+        fn record(_: Arc<()>, msg: BookMessage) -> BookFuture {
+            Box::pin(async move {
+                SEEN.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(msg.order_id.unwrap_or_default());
+                Ok(())
+            })
+        }
+        let lanes = LocalSequencer::new(record as BookWork<()>);
+        let ports = Arc::new(());
+        for n in 0..50 {
+            let msg = BookMessage {
+                client_id: "c".into(),
+                security_id: "s".into(),
+                order_id: Some(n.to_string()),
+            };
+            lanes.send(&ports, msg).await.expect("sent");
+        }
+        lanes.idle().await;
+        let seen = SEEN.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        assert_eq!(seen, (0..50).map(|n| n.to_string()).collect::<Vec<_>>());
+    }
+}
