@@ -46,9 +46,9 @@ pub type ProcessFuture = Pin<Box<dyn Future<Output = Result<bool, ApiError>> + S
 #[derive(Clone, Copy)]
 pub struct Batch {
     pub name: &'static str,
-    /// The zone and local hour (minute 0) of its schedule, on business days.
+    /// The zone and local hours (minute 0) of its schedule, on business days.
     pub zone: Tz,
-    pub hour: u32,
+    pub hours: &'static [u32],
     pub due: fn(Arc<Ports>) -> DueFuture,
     pub process: fn(Ctx, String) -> ProcessFuture,
 }
@@ -59,9 +59,10 @@ impl Batch {
         is_business_day(local_date(now, self.zone))
     }
 
-    /// Whether `now` is at or after the schedule's hour, in its zone.
-    pub fn past_hour(&self, now: DateTime<Utc>) -> bool {
-        now.with_timezone(&self.zone).hour() >= self.hour
+    /// How many of the schedule's hours have come by `now`, in its zone.
+    pub fn runs_due(&self, now: DateTime<Utc>) -> usize {
+        let hour = now.with_timezone(&self.zone).hour();
+        self.hours.iter().filter(|h| **h <= hour).count()
     }
 
     /// What the schedule enqueues when it fires: every due item on a business day, nothing
@@ -123,20 +124,22 @@ macro_rules! batch_process {
     };
 }
 
-/// The local API's schedules (`IPS_SCHEDULES=on`): once a minute, each batch whose hour has
-/// come on a business day in its zone runs once that day.
+/// The local API's schedules (`IPS_SCHEDULES=on`): once a minute, each batch runs once for
+/// each of its hours that has come on a business day in its zone.
 pub async fn run_schedules(ports: Arc<Ports>, batches: Vec<Batch>) {
-    let mut last_run: Vec<Option<chrono::NaiveDate>> = vec![None; batches.len()];
+    let mut last_run: Vec<(Option<chrono::NaiveDate>, usize)> = vec![(None, 0); batches.len()];
     let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
     loop {
         tick.tick().await;
         let now = ports.clock.now();
         for (batch, last) in batches.iter().zip(last_run.iter_mut()) {
             let today = local_date(now, batch.zone);
-            if *last == Some(today) || !batch.past_hour(now) || !batch.business_day(now) {
+            let due = batch.runs_due(now);
+            let done = if last.0 == Some(today) { last.1 } else { 0 };
+            if due <= done || !batch.business_day(now) {
                 continue;
             }
-            *last = Some(today);
+            *last = (Some(today), due);
             match batch.run_now(&ports).await {
                 Ok(n) => tracing::info!(batch = batch.name, processed = n, "scheduled batch ran"),
                 Err(e) => tracing::error!(batch = batch.name, error = %e, "scheduled batch failed"),

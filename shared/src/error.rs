@@ -115,6 +115,15 @@ impl ApiError {
     ) -> Self {
         ApiError::Internal(Cause::new(what, source))
     }
+    /// HTTP 409: the resource is not in a state that allows the change (the operator API
+    /// answers it as its own 409).
+    pub fn conflict(desc: impl Into<String>) -> Self {
+        ApiError::Resource {
+            http: 409,
+            code: "409",
+            desc: desc.into(),
+        }
+    }
     pub fn not_found(desc: impl Into<String>) -> Self {
         ApiError::Resource {
             http: 404,

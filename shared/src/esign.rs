@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ctx::Ctx;
 use crate::error::ApiError;
-use crate::providers::esign::{ESignProvider, EnvelopeRequest, SandboxESign, Signer};
+use crate::providers::esign::{ESignError, ESignProvider, EnvelopeRequest, SandboxESign, Signer, Template};
 use crate::store::{CmpOp, Cond, Key, Store, Val, Write};
 use crate::tx::Plan;
 use crate::webhooks::Event;
@@ -407,6 +407,32 @@ fn change(
         })
         .await
     })
+}
+
+/// The template an envelope of some purpose is sent with: the one `wanted` names, else the
+/// connected account's first in `folder` (`106` when there is none, or no account is
+/// connected).
+pub async fn template_in_folder(
+    ctx: &Ctx,
+    provider: &dyn ESignProvider,
+    wanted: Option<&str>,
+    folder: &str,
+) -> Result<Template, ApiError> {
+    if let Some(id) = wanted {
+        return Ok(provider.template(ctx.client_id(), id).await?);
+    }
+    provider
+        .templates(ctx.client_id())
+        .await?
+        .ok_or(ESignError::NoAccount)?
+        .into_iter()
+        .find(|t| t.folder_name.eq_ignore_ascii_case(folder))
+        .ok_or_else(|| {
+            ApiError::invalid(
+                "templateId",
+                format!("the connected e-signature account has no template in the folder {folder}; send templateId"),
+            )
+        })
 }
 
 /// A boxed [`Effect`] future.

@@ -387,7 +387,7 @@ mod tests {
     const TEST_BATCH: [crate::batches::Batch; 1] = [crate::batches::Batch {
         name: "t",
         zone: crate::calendar::EASTERN,
-        hour: 18,
+        hours: &[18],
         due: crate::batch_due!(nothing_due),
         process: crate::batch_process!(flaky),
     }];

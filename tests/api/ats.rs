@@ -15,12 +15,8 @@ use serde_json::{json, Value};
 use shared::model::market_hours::DAYS;
 use shared::queue::sequencer::BookMessage;
 
+use crate::fixtures::code;
 use crate::fixtures::{approved_offering_as, create_account, with, OFFERING};
-
-#[track_caller]
-fn code(r: &Resp, expected: &str) {
-    assert_eq!(r.code(), expected, "{:?}", r.json);
-}
 
 /// A security of the sandbox client: (securityId, issuerId).
 struct Market {

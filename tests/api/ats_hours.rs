@@ -9,12 +9,8 @@ use http::Method;
 use serde_json::{json, Map, Value};
 
 use crate::fixtures::approved_offering_as;
+use crate::fixtures::code;
 use crate::trades::offering;
-
-#[track_caller]
-fn code(r: &Resp, expected: &str) {
-    assert_eq!(r.code(), expected, "{:?}", r.json);
-}
 
 /// A day's five fields as the ATS answers them: open from `start` to `end` (`HH:MM`), or
 /// closed (`None`: `00` throughout).

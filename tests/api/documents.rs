@@ -4,7 +4,7 @@
 //! code writing nothing. Each case runs on the embedded store with a local blob directory
 //! and on DynamoDB with S3 (moto).
 
-use api_tests::{both, Backend, Listener, Resp, TestApp};
+use api_tests::{both, Backend, Listener, TestApp};
 use http::Method;
 use serde_json::{json, Value};
 use shared::model::kyc::BillingEntry;
@@ -12,6 +12,7 @@ use shared::records;
 use shared::Environment;
 
 use crate::fixtures::*;
+use crate::fixtures::{code, hook};
 
 const UPLOADED: &str = "Document has been uploaded Successfully";
 const DELETED: &str = "Document deleted successfully";
@@ -37,11 +38,6 @@ fn keys(v: &Value) -> Vec<&str> {
     v.as_object().unwrap().keys().map(String::as_str).collect()
 }
 
-#[track_caller]
-fn code(r: &Resp, expected: &str) {
-    assert_eq!(r.code(), expected, "{:?}", r.json);
-}
-
 fn url(v: &Value) -> &str {
     v["documentUrl"].as_str().expect("documentUrl")
 }
@@ -54,13 +50,6 @@ fn tampered(url: &str) -> String {
     let c = if &url[at..at + 1] == "0" { "1" } else { "0" };
     out.replace_range(at..at + 1, c);
     out
-}
-
-/// Registers a listener for `method`.
-async fn hook(t: &TestApp, method: &str) -> Listener {
-    let l = Listener::start(200).await;
-    t.register_webhook(method, &[&l.url]).await;
-    l
 }
 
 /// The one webhook of a request: exactly these fields, and no second delivery.

@@ -1,7 +1,7 @@
 //! Builders for valid requests, so tests state only what they vary.
 
 pub use api_tests::params::*;
-use api_tests::{Creds, Resp, TestApp};
+use api_tests::{Creds, Listener, Resp, TestApp};
 use http::Method;
 
 pub async fn create_party_as(t: &TestApp, c: &Creds) -> String {
@@ -59,4 +59,17 @@ pub async fn approved_offering_as(t: &TestApp, c: &Creds) -> (String, String) {
     let r = t.operator(Method::POST, &path, serde_json::json!({})).await;
     assert_eq!(r.status, 200, "{:?}", r.json);
     (id, issuer)
+}
+
+/// Asserts a response's `statusCode`, showing the body when it differs.
+#[track_caller]
+pub fn code(r: &Resp, expected: &str) {
+    assert_eq!(r.code(), expected, "{:?}", r.json);
+}
+
+/// A listener registered for `method`'s webhooks of the sandbox client.
+pub async fn hook(t: &TestApp, method: &str) -> Listener {
+    let l = Listener::start(200).await;
+    t.register_webhook(method, &[&l.url]).await;
+    l
 }

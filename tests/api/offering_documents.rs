@@ -6,13 +6,14 @@
 
 use std::collections::BTreeSet;
 
-use api_tests::{both, Backend, Creds, Listener, Resp, TestApp};
+use api_tests::{both, Backend, Creds, Resp, TestApp};
 use http::Method;
 use lopdf::content::{Content, Operation};
 use lopdf::{dictionary, Document, Object, Stream};
 use serde_json::{json, Value};
 use shared::records::subscription;
 
+use crate::fixtures::{code, hook};
 use crate::fixtures::{ISSUER, OFFERING};
 
 const DELETED: &str = "Document deleted successfully";
@@ -85,21 +86,10 @@ fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
     v.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
 }
 
-#[track_caller]
-fn code(r: &Resp, expected: &str) {
-    assert_eq!(r.code(), expected, "{:?}", r.json);
-}
-
 async fn fetch_ok(t: &TestApp, url: &str) -> Vec<u8> {
     let (status, body) = t.fetch(url).await;
     assert_eq!(status, 200, "{url}");
     body.to_vec()
-}
-
-async fn hook(t: &TestApp, method: &str) -> Listener {
-    let l = Listener::start(200).await;
-    t.register_webhook(method, &[&l.url]).await;
-    l
 }
 
 /// The offering's documents (asserting the call succeeded).
@@ -659,7 +649,8 @@ both!(
             [
                 "Subscription Agreement",
                 "Investor Questionnaire",
-                "Non-Disclosure Agreement"
+                "Non-Disclosure Agreement",
+                "Custody Agreement"
             ]
         );
         assert_eq!(

@@ -4,11 +4,12 @@
 //! block, and one fund move per trade under 20 concurrent calls. Webhooks are checked at a
 //! real listener; every refusal writes nothing. Each case runs on both backends.
 
-use api_tests::{both, Listener, Resp, TestApp};
+use api_tests::{both, Resp, TestApp};
 use http::Method;
 use serde_json::{json, Value};
 
 use crate::fixtures::create_account;
+use crate::fixtures::{code, hook};
 use crate::trades::{investor, offering};
 
 /// A valid ABA routing number (its 3-7-1 check digit holds).
@@ -16,17 +17,6 @@ const ROUTING: &str = "021000021";
 /// The sandbox's cards (CONTRACT).
 const APPROVES: &str = "4111111111111111";
 const DECLINES: &str = "4000000000000002";
-
-#[track_caller]
-fn code(r: &Resp, expected: &str) {
-    assert_eq!(r.code(), expected, "{:?}", r.json);
-}
-
-async fn hook(t: &TestApp, method: &str) -> Listener {
-    let l = Listener::start(200).await;
-    t.register_webhook(method, &[&l.url]).await;
-    l
-}
 
 fn external<'a>(account: &'a str, nickname: &'a str) -> Vec<(&'a str, &'a str)> {
     vec![
@@ -1113,6 +1103,7 @@ both!(
     |t: TestApp| async move {
         const ESCROW: &str = "ESC-1";
         let mut accounts = Vec::new();
+        let mut offerings = Vec::new();
         // Voided.
         let (a, o, id) = funded_setup(&t, "Main").await;
         escrowed(&t, &o, ESCROW).await;
@@ -1154,6 +1145,7 @@ both!(
         escrowed(&t, &o, ESCROW).await;
         code(&fund(&t, &a, &o, &id, "50").await, "101");
         accounts.push(a);
+        offerings.push(o);
         // Cards: one settled, one declined, one still pending.
         for (card, captured) in [(APPROVES, true), (DECLINES, true), (APPROVES, false)] {
             let (a, o, id) = trade_of_type(&t, "CREDITCARD").await;
@@ -1169,6 +1161,7 @@ both!(
                 assert_eq!(run_cards(&t).await, 1);
             }
             accounts.push(a);
+            offerings.push(o);
         }
         // A move on an offering without an escrow account stays out of the ledger.
         let (a, o, id) = funded_setup(&t, "Main").await;
@@ -1209,5 +1202,26 @@ both!(
         );
         let settled: i64 = got.iter().filter(|(_, s, _)| s == "Settled").map(|(_, _, c)| c).sum();
         assert_eq!(settled, 5010 + 5000, "the settled ACH debit and card charge");
+
+        // Escrow balances: the account-level figure from every offering sharing it, equal to
+        // the moves the API reports (available: Settled and Returned; total: every one).
+        let available: i64 = expected
+            .iter()
+            .filter(|(_, s, _)| s == "Settled" || s == "Returned")
+            .map(|(_, _, c)| c)
+            .sum();
+        let total: i64 = expected.iter().map(|(_, _, c)| c).sum();
+        for o in &offerings {
+            let r = t.get(&format!("/v3/offerings/{o}/escrow/balances")).await;
+            assert_eq!((r.status, r.code()), (200, "101"), "{:?}", r.json);
+            let b = &r.json["balances"];
+            assert_eq!(b["escrowAccountNumber"], ESCROW);
+            assert_eq!(
+                (b["availableBalanceCents"].as_i64(), b["totalBalanceCents"].as_i64()),
+                (Some(available), Some(total)),
+                "{b}"
+            );
+            assert_eq!(b["dealStatus"], Value::Null, "a shared account");
+        }
     }
 );

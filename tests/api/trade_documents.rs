@@ -12,6 +12,7 @@ use shared::documents::{self, Owner};
 use shared::records::trade as trade_model;
 use shared::store::{Index, Item, Query, SkRange};
 
+use crate::fixtures::{code, hook};
 use crate::fixtures::{create_account, create_account_as, create_party, create_party_as, link, with, ISSUER, OFFERING};
 
 const UPLOADED: &str = "Document has been uploaded Successfully";
@@ -103,11 +104,6 @@ fn file(len: usize, seed: u8) -> Vec<u8> {
     v
 }
 
-#[track_caller]
-fn code(r: &Resp, expected: &str) {
-    assert_eq!(r.code(), expected, "{:?}", r.json);
-}
-
 fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
     v.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
 }
@@ -118,12 +114,6 @@ fn keys(v: &Value) -> Vec<&str> {
 
 fn s(v: &Value) -> String {
     v.as_str().unwrap_or_else(|| panic!("a string: {v}")).to_owned()
-}
-
-async fn hook(t: &TestApp, method: &str) -> Listener {
-    let l = Listener::start(200).await;
-    t.register_webhook(method, &[&l.url]).await;
-    l
 }
 
 /// The next `n` webhooks at `l` (any order, sorted), and no further one.

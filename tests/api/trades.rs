@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use api_tests::{both, Listener, Resp, TestApp};
+use api_tests::{both, Resp, TestApp};
 use http::Method;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
@@ -17,6 +17,7 @@ use shared::records::offering::{self as offering_model, purchase_key};
 use shared::records::trade as model;
 use shared::store::{Item, Key};
 
+use crate::fixtures::hook;
 use crate::fixtures::{create_account, create_party, link, with, without, ISSUER, OFFERING};
 
 // ---------------------------------------------------------------- fixtures
@@ -93,13 +94,6 @@ async fn get_trade(t: &TestApp, account: &str, id: &str) -> Value {
     let r = t.post("getTrade", &[("accountId", account), ("tradeId", id)]).await;
     assert_eq!(r.code(), "101", "{:?}", r.json);
     r.json["partyDetails"][0].clone()
-}
-
-/// A listener registered for `method`.
-async fn hook(t: &TestApp, method: &str) -> Listener {
-    let l = Listener::start(200).await;
-    t.register_webhook(method, &[&l.url]).await;
-    l
 }
 
 fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {

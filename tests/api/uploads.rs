@@ -4,19 +4,15 @@
 //! `userfile<n>`, checking the stored file by its own rules. Files larger than a Lambda
 //! request may carry (about 6 MB) round-trip byte for byte; every refusal writes nothing.
 
-use api_tests::{both, Backend, Creds, Resp, TestApp};
+use api_tests::{both, Backend, Creds, TestApp};
 use http::Method;
 use serde_json::{json, Value};
 
+use crate::fixtures::code;
 use crate::fixtures::{create_account, create_entity, create_party, with, ISSUER, OFFERING};
 
 const UPLOADS: &str = "/v3/documents/uploads";
 const SIZE: &str = "Document File Size Must Be Greater Than 1 kb";
-
-#[track_caller]
-fn code(r: &Resp, expected: &str) {
-    assert_eq!(r.code(), expected, "{:?}", r.json);
-}
 
 /// `len` bytes differing by `seed`.
 fn bytes(len: usize, seed: u8) -> Vec<u8> {

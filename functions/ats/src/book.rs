@@ -324,7 +324,7 @@ pub async fn open_books(ports: Arc<Ports>) -> Result<usize, ApiError> {
 pub const EXPIRY_BATCH: Batch = Batch {
     name: "ats-expiry",
     zone: EASTERN,
-    hour: 16,
+    hours: &[16],
     due: batch_due!(expiry_due),
     process: batch_process!(expire_one),
 };

@@ -54,11 +54,10 @@ async fn decide(octx: OperatorCtx, req: OperatorRequest, approve: bool) -> Resul
                 .await?
                 .ok_or_else(|| ApiError::not_found(unknown.clone()))?;
             if stored.rec.order_status != OrderStatus::Pending {
-                return Err(ApiError::Resource {
-                    http: 409,
-                    code: "409",
-                    desc: format!("order {id} is {}, not Pending", stored.rec.order_status.name()),
-                });
+                return Err(ApiError::conflict(format!(
+                    "order {id} is {}, not Pending",
+                    stored.rec.order_status.name()
+                )));
             }
             let mut after = stored.rec.clone();
             after.updated_date = ctx.now();
@@ -71,11 +70,7 @@ async fn decide(octx: OperatorCtx, req: OperatorRequest, approve: bool) -> Resul
             let writes = book::change_order(ctx.client_id(), &stored, &after)?;
             Ok(Plan::new(writes, after.clone()).event(order_event(&after)))
         })
-        .await
-        .map_err(|e| match e {
-            ApiError::Resource { http: 409, desc, .. } => OpError::Conflict(desc),
-            other => OpError::from(other),
-        })?;
+        .await?;
     place(&ctx, &after).await;
     Ok(OpReply::for_client(after.view(), ctx.client_id()))
 }

@@ -25,14 +25,6 @@ fn answer(e: ApiError) -> OpError {
     }
 }
 
-fn conflict(desc: String) -> ApiError {
-    ApiError::Resource {
-        http: 409,
-        code: "409",
-        desc,
-    }
-}
-
 /// Applies `change` to the live offering `id` of the context's client and writes it (with
 /// `extra` writes), re-planned on a concurrent change of the offering; `None` from `change`
 /// leaves it as it is.
@@ -74,7 +66,7 @@ async fn approve(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpE
     let offering_id = id.to_owned();
     let o = change_offering(&ctx, id, Vec::new(), move |o| {
         if !o.accepts_investments() {
-            return Err(conflict(format!(
+            return Err(ApiError::conflict(format!(
                 "offering {offering_id} is {}: reopen it before approving",
                 o.status
             )));
@@ -150,8 +142,11 @@ async fn link_escrow(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply,
     existing(&octx, client).await?;
     let ctx = octx.for_client(client, "operator").await?;
     let now = ctx.now();
-    let write = offering::escrow_write(client, &account);
-    let o = change_offering(&ctx, id, vec![write], move |o| {
+    let writes = vec![
+        offering::escrow_write(client, &account),
+        shared::records::escrow::use_write(client, &number, id),
+    ];
+    let o = change_offering(&ctx, id, writes, move |o| {
         let mut after = o.clone();
         after.escrow_account_number = number.clone();
         after.updated = now.clone();

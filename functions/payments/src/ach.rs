@@ -12,8 +12,8 @@ use shared::billing::billing;
 use shared::mask::MASK;
 use shared::model::ids::{no_trade, numeric_id, AccountId};
 use shared::model::payments::{
-    already_funding, check_aba, fund_amount, money, no_provider, FundMove, FundMoveEvent, FundStatus, Owner, FUND_MOVE,
-    R01, SANDBOX_R01, SANDBOX_SETTLED, STATUS_METHOD,
+    ach_blocked, already_funding, check_aba, fund_amount, money, no_external_account, no_provider, FundMove,
+    FundMoveEvent, FundStatus, Owner, FUND_MOVE, R01, SANDBOX_R01, SANDBOX_SETTLED, STATUS_METHOD,
 };
 use shared::model::trade::{wrong_status, Trade, TradeStatus};
 use shared::records::active_account;
@@ -24,13 +24,6 @@ use shared::records::{offering, Stored};
 use shared::store::Write;
 use shared::webhooks::{view_event, Event};
 use shared::{op, ApiError, Ctx, Environment, Params, Plan, Reply, Routes};
-
-use crate::external::none_on_file;
-
-/// `773`: the operator blocked the account for ACH.
-fn blocked() -> ApiError {
-    ApiError::coded("773", "Account is blocked for ACH")
-}
 
 /// `234`: the trade total is above the client's maximum single ACH amount.
 fn over_max(max: Decimal) -> ApiError {
@@ -69,7 +62,8 @@ pub fn move_writes(
     silent: bool,
 ) -> Result<(Vec<Write>, Vec<Event>), ApiError> {
     let writes = pay::move_change(client, before, after)?;
-    let events = if silent {
+    // Custody fund moves have no status webhook (part 1 names none).
+    let events = if silent || after.is_custody() {
         Vec::new()
     } else {
         vec![view_event(STATUS_METHOD, &after.status_event())]
@@ -195,10 +189,10 @@ pub async fn fund_move(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             let ext = pay::external(store, client, Owner::Account, &req.account)
                 .await?
                 .filter(|e| e.rec.usable())
-                .ok_or_else(none_on_file)?
+                .ok_or_else(no_external_account)?
                 .rec;
             if pay::ach_blocked(store, client, &req.account).await? {
-                return Err(blocked());
+                return Err(ach_blocked());
             }
             not_funded(&ctx, &trade.rec).await?;
             check_aba(&ext.routing_number)?;
@@ -233,6 +227,7 @@ pub async fn fund_move(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 created_ip: req.ip.clone(),
                 card: None,
                 escrow_account: escrow,
+                test_entry: false,
             };
             let mut writes = billing(&ctx, "externalFundMove", &req.account, &pending.ref_num)?;
             let mut events = vec![view_event(
@@ -274,7 +269,7 @@ async fn the_move(ctx: &Ctx, p: &Params) -> Result<Stored<FundMove>, ApiError> {
     let ref_num = numeric_id("RefNum", &p.req(&["RefNum", "refNum"])?).map_err(|_| none_pending())?;
     let account = AccountId::parse(&account)?;
     match pay::fund_move(ctx.store(), ctx.client_id(), &ref_num).await? {
-        Some(m) if m.rec.account_id == account.as_str() && !m.rec.is_card() => Ok(m),
+        Some(m) if m.rec.account_id == account.as_str() && !m.rec.is_card() && !m.rec.is_custody() => Ok(m),
         _ => {
             shared::records::live::<shared::model::Account>(ctx, account.as_str(), shared::model::ids::no_account)
                 .await?;

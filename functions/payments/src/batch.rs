@@ -20,7 +20,7 @@ use crate::ach::{move_writes, trade_writes};
 pub const ACH: Batch = Batch {
     name: "ach",
     zone: EASTERN,
-    hour: 18,
+    hours: &[18],
     due: batch_due!(ach_due),
     process: batch_process!(submit),
 };
@@ -92,11 +92,11 @@ fn bank_outcome(status: &str) -> Result<FundStatus, OpError> {
 }
 
 fn conflict(m: &FundMove) -> ApiError {
-    ApiError::Resource {
-        http: 409,
-        code: "409",
-        desc: format!("fund move {} is {}, not Submitted", m.ref_num, m.fund_status.name()),
-    }
+    ApiError::conflict(format!(
+        "fund move {} is {}, not Submitted",
+        m.ref_num,
+        m.fund_status.name()
+    ))
 }
 
 /// `POST /operator/clients/{clientId}/accounts/{accountId}/fund-moves/{RefNum}/status`:
@@ -123,15 +123,13 @@ async fn bank_status(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply,
             }
             let after = stored.rec.moved(outcome, &error, &ctx.now());
             let (mut writes, events) = move_writes(client, &stored, &after, false)?;
-            let trade = trade::existing(ctx.store(), client, &after.trade_id).await?;
-            writes.extend(trade_writes(client, &after, &trade, &after.updated_date)?);
+            if !after.is_custody() {
+                let trade = trade::existing(ctx.store(), client, &after.trade_id).await?;
+                writes.extend(trade_writes(client, &after, &trade, &after.updated_date)?);
+            }
             Ok(Plan::new(writes, after).events(events))
         })
-        .await
-        .map_err(|e| match e {
-            ApiError::Resource { http: 409, desc, .. } => OpError::Conflict(desc),
-            other => OpError::from(other),
-        })?;
+        .await?;
     Ok(OpReply::for_client(after.view(), ctx.client_id()))
 }
 

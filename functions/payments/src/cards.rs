@@ -178,6 +178,7 @@ async fn charge(ctx: Ctx, p: Params, with_amount: bool, method: &'static str) ->
                 updated_date: now,
                 created_ip: req.ip.clone(),
                 escrow_account: escrow,
+                test_entry: false,
                 card: Some(CardCharge {
                     cc_reference: shared::documents::reference_code(),
                     token: card.token.clone(),
@@ -240,7 +241,7 @@ pub async fn info(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub const CARD_BATCH: Batch = Batch {
     name: "card",
     zone: EASTERN,
-    hour: 18,
+    hours: &[18],
     due: batch_due!(card_due),
     process: batch_process!(capture),
 };

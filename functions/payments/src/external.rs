@@ -19,11 +19,6 @@ fn already_exists() -> ApiError {
     ApiError::coded("116", "External account already exists")
 }
 
-/// `149`: no external account on file for the owner.
-pub fn none_on_file() -> ApiError {
-    ApiError::coded("149", "No external account on file")
-}
-
 /// `types` (default `Account` where `optional`) and the owner's ID: `106` when missing,
 /// the owner's unknown-ID code when malformed.
 fn owner_param(p: &Params, optional: bool) -> Result<(Owner, String), ApiError> {
@@ -103,7 +98,7 @@ fn changed_key(types: Owner) -> &'static str {
 async fn on_file(ctx: &Ctx, types: Owner, id: &str) -> Result<Stored<ExternalAccount>, ApiError> {
     pay::external(ctx.store(), ctx.client_id(), types, id)
         .await?
-        .ok_or_else(none_on_file)
+        .ok_or_else(shared::model::payments::no_external_account)
 }
 
 /// `POST /v3/createExternalAccount`: `types`, `accountId` or `issuerId`, `ExtAccountfullname`,

@@ -159,11 +159,9 @@ async fn bank_link(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, O
                 _ => return Err(ApiError::not_found(unknown.clone())),
             };
             let Some(session) = pay::link_session(store, client, BANK, &account_id).await? else {
-                return Err(ApiError::Resource {
-                    http: 409,
-                    code: "409",
-                    desc: format!("no bank link was started for account {account_id}"),
-                });
+                return Err(ApiError::conflict(format!(
+                    "no bank link was started for account {account_id}"
+                )));
             };
             let before = pay::external(store, client, Owner::Account, &account_id).await?;
             let now = ctx.now();
@@ -210,11 +208,7 @@ async fn bank_link(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, O
             ];
             Ok(Plan::new(writes, ext).event(view_event(&session.rec.method, &event)))
         })
-        .await
-        .map_err(|e| match e {
-            ApiError::Resource { http: 409, desc, .. } => OpError::Conflict(desc),
-            other => OpError::from(other),
-        })?;
+        .await?;
     Ok(OpReply::for_client(saved.view(), ctx.client_id()))
 }
 

@@ -13,6 +13,8 @@ pub fn all_routes() -> Routes {
         .merge(offerings::routes())
         .merge(trades::routes())
         .merge(payments::routes())
+        .merge(custody::routes())
+        .merge(escrow::routes())
         .merge(ats::routes())
         .merge(operator::routes())
 }
@@ -39,7 +41,13 @@ pub const OPERATOR: Function = Function {
 
 /// Every batch, as the batches function and the local API's schedules run them (the
 /// operator's run-now endpoints are registered by the groups that own them).
-pub const BATCHES: [Batch; 3] = [payments::ACH_BATCH, payments::CARD_BATCH, ats::EXPIRY_BATCH];
+pub const BATCHES: [Batch; 5] = [
+    payments::ACH_BATCH,
+    payments::CARD_BATCH,
+    custody::CUSTODY_BATCH,
+    escrow::ESCROW_BATCH,
+    ats::EXPIRY_BATCH,
+];
 
 /// Applies a message to its security's order book (the book worker's, and the local
 /// sequencer's, work).
@@ -49,11 +57,13 @@ pub use ats::open_books;
 
 /// Every function of the client and operator APIs, as deployed (the webhook consumer,
 /// which serves no route, aside).
-pub const FUNCTIONS: [Function; 7] = [
+pub const FUNCTIONS: [Function; 9] = [
     investors::FUNCTION,
     offerings::FUNCTION,
     trades::FUNCTION,
     payments::FUNCTION,
+    custody::FUNCTION,
+    escrow::FUNCTION,
     ats::FUNCTION,
     OPERATOR,
     LEGACY,

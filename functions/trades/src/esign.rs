@@ -22,7 +22,7 @@ use shared::model::ids::{no_trade, numeric_id, AccountId};
 use shared::model::link::no_primary_party;
 use shared::model::trade::{wrong_status, BodyView, Trade};
 use shared::model::Party;
-use shared::providers::esign::{ESignError, ESignProvider, EnvelopeRequest, Signer, Template};
+use shared::providers::esign::{ESignProvider, EnvelopeRequest, Signer};
 use shared::records::{self, Stored};
 use shared::records::{offering, subscription, trade};
 use shared::webhooks::{record_event, view_event, Event};
@@ -516,26 +516,6 @@ pub async fn update_docusign_status(ctx: Ctx, p: Params) -> Result<Reply, ApiErr
     Ok(Reply::ok().with_value("document_details", Value::Array(vec![record])))
 }
 
-/// The NDA template of the connected account: the one `templateId` names, else the first
-/// in the folder `NDA` (`106` when there is none, or no account is connected).
-async fn nda_template(ctx: &Ctx, provider: &dyn ESignProvider, wanted: Option<&str>) -> Result<Template, ApiError> {
-    if let Some(id) = wanted {
-        return Ok(provider.template(ctx.client_id(), id).await?);
-    }
-    provider
-        .templates(ctx.client_id())
-        .await?
-        .ok_or(ESignError::NoAccount)?
-        .into_iter()
-        .find(|t| t.folder_name.eq_ignore_ascii_case("NDA"))
-        .ok_or_else(|| {
-            ApiError::invalid(
-                "templateId",
-                "the connected e-signature account has no template in the folder NDA; send templateId",
-            )
-        })
-}
-
 /// `POST /v3/sendNda` (designed): `accountId`, `offeringId` required; optional `templateId`
 /// (a template of the connected e-signature account; default: its first template in the
 /// folder `NDA`) and `maasuserId` (the client platform's own user ID, echoed in the
@@ -569,7 +549,7 @@ pub async fn send_nda(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             }
             let provider = esign::provider(&ctx);
             let (party_id, signer) = signer(&ctx, &account).await?;
-            let template = nda_template(&ctx, &provider, wanted.as_deref()).await?;
+            let template = esign::template_in_folder(&ctx, &provider, wanted.as_deref(), "NDA").await?;
             let sending = current.as_ref().map_or(0, |c| c.rec.sending) + 1;
             let ref_num = ctx.next_id(DOCUMENT).await?;
             let request = EnvelopeRequest {

@@ -139,6 +139,7 @@ impl From<ApiError> for OpError {
         match e {
             ApiError::Internal(cause) => OpError::Internal(cause),
             ApiError::Missing(_) | ApiError::Invalid { .. } | ApiError::Malformed(_) => OpError::BadRequest(e.desc()),
+            ApiError::Resource { http: 409, desc, .. } => OpError::Conflict(desc),
             other => OpError::NotFound(other.desc()),
         }
     }

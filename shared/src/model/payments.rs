@@ -258,7 +258,7 @@ pub struct FundMove {
     pub account_id: String,
     pub trade_id: String,
     pub offering_id: String,
-    /// `debit`, or `refund` (CONTRACT, "Refunds").
+    /// `debit`, `refund` (CONTRACT, "Refunds"), `card` or `custody`.
     pub kind: String,
     pub amount: Decimal,
     pub fund_status: FundStatus,
@@ -282,6 +282,10 @@ pub struct FundMove {
     /// move's ledger entry lives under it.
     #[serde(default)]
     pub escrow_account: String,
+    /// A custody move from an external account with a sandbox test nickname (its
+    /// `approvalStatus` is `TEST ENTRY`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub test_entry: bool,
 }
 
 /// One fund move in its escrow account's ledger (CONTRACT, "The escrow ledger"): written in
@@ -573,6 +577,12 @@ impl FundMove {
         self.kind == "card"
     }
 
+    /// Whether the move funds a custody account (createCustodyFundMove): it belongs to no
+    /// trade and never enters an escrow ledger.
+    pub fn is_custody(&self) -> bool {
+        self.kind == CUSTODY_KIND
+    }
+
     pub fn card_created_view(&self) -> CardCreated<'_> {
         CardCreated {
             head: self.head(),
@@ -663,6 +673,9 @@ impl FundMove {
     }
 }
 
+/// The `kind` of a custody fund move.
+pub const CUSTODY_KIND: &str = "custody";
+
 /// The webhook of every fund-move status change after creation (part 1's payload).
 pub const STATUS_METHOD: &str = "updateExternalFundMoveStatus";
 
@@ -696,6 +709,16 @@ impl Default for PaymentSettings {
             custody_risk_limit: Decimal::new(10_000_000, 2),
         }
     }
+}
+
+/// `149`: the account (or issuer) has no usable external account on file.
+pub fn no_external_account() -> ApiError {
+    ApiError::coded("149", "No external account on file")
+}
+
+/// `773`: the operator blocked the account for ACH.
+pub fn ach_blocked() -> ApiError {
+    ApiError::coded("773", "Account is blocked for ACH")
 }
 
 /// `211`: no payment provider of the kind is configured for the client.

@@ -49,6 +49,12 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str, u32, &str)] = &[
         3,
         "NDA",
     ),
+    (
+        "Custody Agreement",
+        "Custody account agreement an account's primary party signs (sandbox)",
+        8,
+        "Custody",
+    ),
 ];
 
 /// The owner shown on sandbox templates.
@@ -348,7 +354,8 @@ mod tests {
             [
                 "Subscription Agreement",
                 "Investor Questionnaire",
-                "Non-Disclosure Agreement"
+                "Non-Disclosure Agreement",
+                "Custody Agreement"
             ]
         );
         assert_eq!(a, s.templates("c1").await.unwrap().unwrap(), "deterministic");

@@ -16,7 +16,7 @@ use rust_decimal::Decimal;
 use crate::error::ApiError;
 use crate::model::ats::{AtsOrder, MatchedTrade};
 use crate::model::market_hours::{SecurityHours, Week};
-use crate::records::{get_json, json_item, record, replace, versioned_put, Stored};
+use crate::records::{get_json, json_item, put_json, record, replace, Stored};
 use crate::store::{CmpOp, Cond, Index, Key, Query, SkRange, Store, Val, Write};
 
 record!(AtsOrder, "ORDER", order_id; execution_time);
@@ -298,8 +298,7 @@ pub async fn stored_week(store: &dyn Store, client: &str) -> Result<(Week, Optio
 /// Writes the client's week over the version read, so that two concurrent changes of
 /// different days both count.
 pub fn set_week(client: &str, week: &Week, before: Option<i64>) -> Result<Write, ApiError> {
-    let item = json_item(hours_key(client, "global"), week, before.map_or(1, |v| v + 1))?;
-    Ok(versioned_put(item, before))
+    put_json(hours_key(client, "global"), week, before)
 }
 
 fn security_hours_key(client: &str, security: &str) -> Key {

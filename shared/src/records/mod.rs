@@ -7,6 +7,8 @@ pub mod accreditation;
 pub mod ai_documents;
 pub mod ats;
 pub mod custodian_settings;
+pub mod custody;
+pub mod escrow;
 pub mod flags;
 pub mod issuer;
 pub mod kyc;
@@ -86,6 +88,17 @@ pub(crate) fn versioned_put(item: Item, before: Option<i64>) -> Write {
         Some(v) => Cond::Cmp("v".into(), crate::store::CmpOp::Eq, Val::from(v)),
     };
     Write::Put { item, cond: Some(cond) }
+}
+
+/// The put of a record kept as JSON: new (`before` none: the key must be free) or over the
+/// version read.
+pub(crate) fn put_json<T: serde::Serialize>(key: Key, rec: &T, before: Option<i64>) -> Result<Write, ApiError> {
+    Ok(versioned_put(json_item(key, rec, before.map_or(1, |v| v + 1))?, before))
+}
+
+/// The version a record written over `before` gets.
+pub(crate) fn next_version(before: Option<i64>) -> i64 {
+    before.map_or(1, |v| v + 1)
 }
 
 /// A record kept as JSON in `d`, with its version.

@@ -227,6 +227,9 @@ pub fn escrow_key(client: &str, number: &str) -> Key {
 pub fn escrow_write(client: &str, account: &EscrowAccount) -> Write {
     let mut item = escrow_key(client, &account.number).item();
     item.insert("d".into(), Val::S(serde_json::to_string(account).unwrap_or_default()));
+    // The reconciliation's list of every account.
+    item.insert("gsi1pk".into(), Val::S(crate::records::escrow::ESCROW_ACCOUNTS.into()));
+    item.insert("gsi1sk".into(), Val::S(format!("{client}#{}", account.number)));
     Write::Put { item, cond: None }
 }
 

@@ -14,7 +14,7 @@ use crate::ids::sortable;
 use crate::model::payments::{
     ExternalAccount, FundMove, FundStatus, LedgerEntry, LinkSession, LinkedCard, Owner, PaymentSettings,
 };
-use crate::records::{decode, get_json, json_item, versioned_put, Stored};
+use crate::records::{decode, get_json, json_item, next_version, put_json, versioned_put, Stored};
 use crate::store::{CmpOp, Cond, Index, Key, Query, SkRange, Store, Val, Write};
 
 // ---------------------------------------------------------------- external accounts
@@ -35,8 +35,7 @@ pub async fn external(
 /// Writes `after` as new (`before` none: fails if one exists) or over the version read.
 pub fn external_put(client: &str, after: &ExternalAccount, before: Option<i64>) -> Result<Write, ApiError> {
     let key = external_key(client, after.types, &after.owner_id);
-    let item = json_item(key, after, before.map_or(1, |v| v + 1))?;
-    Ok(versioned_put(item, before))
+    put_json(key, after, before)
 }
 
 pub fn external_delete(client: &str, before: &Stored<ExternalAccount>) -> Write {
@@ -58,6 +57,11 @@ fn account_moves_pk(client: &str, account: &str, card: bool) -> String {
     format!("{client}#{method}#{account}")
 }
 
+/// The index partition of a client's custody fund moves, sorted by account then move.
+fn custody_moves_pk(client: &str) -> String {
+    format!("{client}#CUSTODY")
+}
+
 /// The index partitions of the moves each batch processes: ACH debits and refunds, card
 /// charges.
 pub const ACH_DUE: &str = "ACHDUE";
@@ -65,12 +69,20 @@ pub const CARD_DUE: &str = "CARDDUE";
 
 /// Writes `after` as new (`before` none) or over the version read, with its index keys.
 pub fn move_put(client: &str, after: &FundMove, before: Option<i64>) -> Result<Write, ApiError> {
-    let mut item = json_item(move_key(client, &after.ref_num), after, before.map_or(1, |v| v + 1))?;
-    item.insert(
-        "gsi2pk".into(),
-        Val::S(account_moves_pk(client, &after.account_id, after.is_card())),
-    );
-    item.insert("gsi2sk".into(), Val::S(sortable(&after.ref_num)));
+    let mut item = json_item(move_key(client, &after.ref_num), after, next_version(before))?;
+    if after.is_custody() {
+        item.insert("gsi2pk".into(), Val::S(custody_moves_pk(client)));
+        item.insert(
+            "gsi2sk".into(),
+            Val::S(format!("{}#{}", after.account_id, sortable(&after.ref_num))),
+        );
+    } else {
+        item.insert(
+            "gsi2pk".into(),
+            Val::S(account_moves_pk(client, &after.account_id, after.is_card())),
+        );
+        item.insert("gsi2sk".into(), Val::S(sortable(&after.ref_num)));
+    }
     if after.fund_status == FundStatus::Pending {
         let due = if after.is_card() { CARD_DUE } else { ACH_DUE };
         item.insert("gsi1pk".into(), Val::S(due.into()));
@@ -126,14 +138,25 @@ pub fn move_new(client: &str, m: &FundMove) -> Result<Vec<Write>, ApiError> {
 pub fn move_change(client: &str, before: &Stored<FundMove>, after: &FundMove) -> Result<Vec<Write>, ApiError> {
     let mut writes = vec![move_put(client, after, Some(before.version))?];
     writes.extend(ledger_write(client, after)?);
+    let (was, is) = (before.rec.fund_status, after.fund_status);
+    if after.is_custody() && (was == FundStatus::Settled) != (is == FundStatus::Settled) {
+        // The settled custody balance a disbursement may draw on.
+        let cents = crate::model::payments::cents(after.amount);
+        let delta = if is == FundStatus::Settled { cents } else { -cents };
+        writes.push(crate::records::custody::balance_change(
+            client,
+            &after.account_id,
+            delta,
+            false,
+        ));
+    }
     if !after.pays_for_trade() {
         return Ok(writes);
     }
-    let was = before.rec.fund_status;
-    if was == FundStatus::Pending && after.fund_status != FundStatus::Pending {
+    if was == FundStatus::Pending && is != FundStatus::Pending {
         writes.push(crate::records::trade::pending_ach_clear(client, &after.trade_id));
     }
-    if was.holds_trade() && !after.fund_status.holds_trade() {
+    if was.holds_trade() && !is.holds_trade() {
         writes.push(funding_clear(client, &after.trade_id));
     }
     Ok(writes)
@@ -182,6 +205,23 @@ pub async fn account_moves(
     card: bool,
 ) -> Result<Vec<FundMove>, ApiError> {
     all_in(store, Index::Gsi2, account_moves_pk(client, account, card)).await
+}
+
+/// The client's custody fund moves, of one account or of all, by account then oldest
+/// first: one index partition read.
+pub async fn custody_moves(store: &dyn Store, client: &str, account: Option<&str>) -> Result<Vec<FundMove>, ApiError> {
+    let mut q = Query::new(Index::Gsi2, custody_moves_pk(client));
+    q.sk = match account {
+        Some(a) => SkRange::BeginsWith(format!("{a}#")),
+        None => SkRange::All,
+    };
+    q.forward = true;
+    q.limit = 500;
+    crate::records::query_all(store, q)
+        .await?
+        .iter()
+        .map(|item| decode(item, "corrupt fund move").map(|s: Stored<FundMove>| s.rec))
+        .collect()
 }
 
 /// Every client's `Pending` moves of a batch (`due`: [`ACH_DUE`] or [`CARD_DUE`]), oldest
@@ -249,8 +289,7 @@ pub async fn linked_card(
 
 /// Links `card` (over the one linked before, if `before` names its version).
 pub fn card_put(client: &str, card: &LinkedCard, before: Option<i64>) -> Result<Write, ApiError> {
-    let item = json_item(card_key(client, &card.account_id), card, before.map_or(1, |v| v + 1))?;
-    Ok(versioned_put(item, before))
+    put_json(card_key(client, &card.account_id), card, before)
 }
 
 pub fn card_delete(client: &str, before: &Stored<LinkedCard>) -> Write {
@@ -303,8 +342,7 @@ pub async fn settings(store: &dyn Store, client: &str) -> Result<(PaymentSetting
 }
 
 pub fn settings_put(client: &str, after: &PaymentSettings, before: Option<i64>) -> Result<Write, ApiError> {
-    let item = json_item(settings_key(client), after, before.map_or(1, |v| v + 1))?;
-    Ok(versioned_put(item, before))
+    put_json(settings_key(client), after, before)
 }
 
 pub fn ach_block_key(client: &str, account: &str) -> Key {

@@ -33,6 +33,27 @@ impl UrlPolicy {
         self.resolve(&parsed).await.map(|_| ())
     }
 
+    /// Fetches `url` once with GET under this policy (the addresses checked are the ones
+    /// connected to), following no redirect, within the delivery timeouts: its HTTP status.
+    /// The body is not read. Used where the platform must see a document answer 200
+    /// directly (a custody agreement's `documentUrl`).
+    pub async fn get_status(self, url: &str) -> Result<u16, String> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
+        if parsed.host().is_none() {
+            return Err("no host".into());
+        }
+        let pinned = self.resolve(&parsed).await?;
+        let host = parsed.host_str().unwrap_or_default().to_owned();
+        let pins = if pinned.is_empty() {
+            Vec::new()
+        } else {
+            vec![(host, pinned)]
+        };
+        let client = build_client(&pins).map_err(|e| e.to_string())?;
+        let resp = client.get(parsed).send().await.map_err(|e| e.to_string())?;
+        Ok(resp.status().as_u16())
+    }
+
     /// Checks the URL's shape, then (production) every address its host resolves to; the
     /// request is pinned to the checked addresses so a second lookup cannot differ.
     async fn resolve(self, url: &reqwest::Url) -> Result<Vec<std::net::SocketAddr>, String> {

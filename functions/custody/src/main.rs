@@ -1,0 +1,7 @@
+//! The custody function: API Gateway events through the shared kernel.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    shared::logging::init(true);
+    shared::lambda::serve(custody::FUNCTION).await
+}

@@ -1,0 +1,180 @@
+//! Where custody lives (shapes: `model::custody`):
+//!
+//! - the agreement on file: `{client}#CUSTATTEST` / accountId, versioned;
+//! - the custody account request, one per account by construction: `{client}#CUSTREQ` /
+//!   accountId, versioned; `gsi1` holds it under `CUSTDUE` while it awaits review, so the
+//!   daily processing reads exactly those; its ID names the account under
+//!   `{client}#CUSTREQID` / requestId (a consistent read for the update and review);
+//! - the supplements: `{client}#CUSTASUPP` / accountId and `{client}#CUSTPSUPP` / partyId;
+//! - the account's settled custody balance in cents: `{client}#CUSTBAL` / accountId, `cents`,
+//!   added to when a custody fund move settles and taken from, conditionally, by a
+//!   disbursement;
+//! - disbursements are records (`model::custody::Disbursement`, kind `CUSTDISB`).
+
+use rust_decimal::Decimal;
+
+use crate::error::ApiError;
+use crate::model::custody::{AccountSupplement, Attestation, CustodyRequest, PartySupplement};
+use crate::records::{decode, get_json, json_item, next_version, put_json, versioned_put, Stored};
+use crate::store::{CmpOp, Cond, Index, Key, Query, SkRange, Store, Update, Val, Write};
+
+// ---------------------------------------------------------------- attestation
+
+pub fn attestation_key(client: &str, account: &str) -> Key {
+    Key::new(format!("{client}#CUSTATTEST"), account)
+}
+
+pub async fn attestation(
+    store: &dyn Store,
+    client: &str,
+    account: &str,
+) -> Result<Option<Stored<Attestation>>, ApiError> {
+    get_json(store, &attestation_key(client, account)).await
+}
+
+/// Writes the attestation as new (`before` none) or over the version read.
+pub fn attestation_put(client: &str, a: &Attestation, before: Option<i64>) -> Result<Write, ApiError> {
+    put_json(attestation_key(client, &a.account_id), a, before)
+}
+
+// ---------------------------------------------------------------- requests
+
+pub fn request_key(client: &str, account: &str) -> Key {
+    Key::new(format!("{client}#CUSTREQ"), account)
+}
+
+fn request_id_key(client: &str, request_id: &str) -> Key {
+    Key::new(format!("{client}#CUSTREQID"), request_id)
+}
+
+/// The index partition of the requests awaiting the daily processing.
+pub const CUSTODY_DUE: &str = "CUSTDUE";
+
+/// The request written as new (`before` none: fails when the account has one) or over the
+/// version read, on the due index while it awaits review.
+pub fn request_put(client: &str, r: &CustodyRequest, before: Option<i64>) -> Result<Write, ApiError> {
+    let mut item = json_item(request_key(client, &r.account_id), r, next_version(before))?;
+    if r.status.awaits_review() {
+        item.insert("gsi1pk".into(), Val::S(CUSTODY_DUE.into()));
+        item.insert(
+            "gsi1sk".into(),
+            Val::S(format!("{}#{client}#{}", r.created_date, r.account_id)),
+        );
+    }
+    Ok(versioned_put(item, before))
+}
+
+/// The writes of a new request: the request (the one-per-account condition) and its ID.
+pub fn request_new(client: &str, r: &CustodyRequest) -> Result<(Write, Write), ApiError> {
+    let mut id = request_id_key(client, &r.request_id).item();
+    id.insert("accountId".into(), Val::S(r.account_id.clone()));
+    Ok((
+        request_put(client, r, None)?,
+        Write::Put {
+            item: id,
+            cond: Some(Cond::NotExists),
+        },
+    ))
+}
+
+/// The account's custody account request, if it has one.
+pub async fn request_of_account(
+    store: &dyn Store,
+    client: &str,
+    account: &str,
+) -> Result<Option<Stored<CustodyRequest>>, ApiError> {
+    get_json(store, &request_key(client, account)).await
+}
+
+/// A custody account request by its ID.
+pub async fn request(
+    store: &dyn Store,
+    client: &str,
+    request_id: &str,
+) -> Result<Option<Stored<CustodyRequest>>, ApiError> {
+    let Some(item) = store.get(&request_id_key(client, request_id)).await? else {
+        return Ok(None);
+    };
+    match item.get("accountId").and_then(Val::as_str) {
+        Some(account) => request_of_account(store, client, account).await,
+        None => Ok(None),
+    }
+}
+
+/// Every client's requests awaiting review, oldest first: (client, accountId).
+pub async fn due_requests(store: &dyn Store) -> Result<Vec<(String, String)>, ApiError> {
+    let mut q = Query::new(Index::Gsi1, CUSTODY_DUE);
+    q.sk = SkRange::All;
+    q.forward = true;
+    q.limit = 500;
+    let mut out = Vec::new();
+    for item in crate::records::query_all(store, q).await? {
+        let pk = item.get("pk").and_then(Val::as_str).unwrap_or("");
+        let Some(client) = pk.strip_suffix("#CUSTREQ") else {
+            continue;
+        };
+        let r: Stored<CustodyRequest> = decode(&item, "corrupt custody request")?;
+        out.push((client.to_owned(), r.rec.account_id));
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------- supplements
+
+pub fn account_supplement_key(client: &str, account: &str) -> Key {
+    Key::new(format!("{client}#CUSTASUPP"), account)
+}
+
+pub async fn account_supplement(
+    store: &dyn Store,
+    client: &str,
+    account: &str,
+) -> Result<Option<Stored<AccountSupplement>>, ApiError> {
+    get_json(store, &account_supplement_key(client, account)).await
+}
+
+pub fn account_supplement_put(client: &str, s: &AccountSupplement, before: Option<i64>) -> Result<Write, ApiError> {
+    put_json(account_supplement_key(client, &s.account_id), s, before)
+}
+
+pub fn party_supplement_key(client: &str, party: &str) -> Key {
+    Key::new(format!("{client}#CUSTPSUPP"), party)
+}
+
+pub async fn party_supplement(
+    store: &dyn Store,
+    client: &str,
+    party: &str,
+) -> Result<Option<Stored<PartySupplement>>, ApiError> {
+    get_json(store, &party_supplement_key(client, party)).await
+}
+
+pub fn party_supplement_put(client: &str, s: &PartySupplement, before: Option<i64>) -> Result<Write, ApiError> {
+    put_json(party_supplement_key(client, &s.party_id), s, before)
+}
+
+// ---------------------------------------------------------------- the settled balance
+
+pub fn balance_key(client: &str, account: &str) -> Key {
+    Key::new(format!("{client}#CUSTBAL"), account)
+}
+
+/// The account's settled custody balance not held by a disbursement, in cents.
+pub async fn balance_cents(store: &dyn Store, client: &str, account: &str) -> Result<i64, ApiError> {
+    let item = store.get(&balance_key(client, account)).await?;
+    Ok(item
+        .and_then(|i| i.get("cents").and_then(Val::as_num))
+        .and_then(|d| i64::try_from(d).ok())
+        .unwrap_or(0))
+}
+
+/// Adds `cents` (negative: takes them back) to the balance. With `covered`, the write fails
+/// its condition unless the balance holds at least `-cents`: a disbursement never overdraws.
+pub fn balance_change(client: &str, account: &str, cents: i64, covered: bool) -> Write {
+    let cond = (covered && cents < 0).then(|| Cond::Cmp("cents".into(), CmpOp::Ge, Val::from(-cents)));
+    Write::Update {
+        key: balance_key(client, account),
+        ops: vec![Update::Add("cents".into(), Decimal::from(cents))],
+        cond,
+    }
+}
