@@ -110,3 +110,55 @@ both!(flag_checks_cost_no_request_of_their_own, |t: TestApp| async move {
         "the party and a registration read; nothing to write when unregistered"
     );
 });
+
+both!(
+    escrow_balances_read_the_ledger_once_and_never_write,
+    |t: TestApp| async move {
+        let o = crate::trades::offering(&t, "1000").await;
+        let path = format!("/operator/clients/{}/offerings/{o}/escrow-account", t.client_id);
+        let r = t
+            .operator(Method::PUT, &path, serde_json::json!({"escrowAccountNumber": "ESC-C"}))
+            .await;
+        assert_eq!(r.status, 200);
+        let uri = format!("/v3/offerings/{o}/escrow/balances");
+        t.get(&uri).await;
+        let expected = "GetItems of the offering, its account, the bank's state and the last \
+                        reconciliation; Queries of the ledger and of the account's offerings";
+        assert_eq!(cost(&t, Method::GET, &uri, &[]).await, 6, "{expected}");
+    }
+);
+
+both!(a_custody_request_reads_then_writes_once, |t: TestApp| async move {
+    let doc = api_tests::Listener::start(200).await;
+    let mut accounts = Vec::new();
+    for _ in 0..2 {
+        let (a, _) = crate::trades::investor(&t).await;
+        let attest = [
+            ("accountId", a.as_str()),
+            ("isAttested", "true"),
+            ("documentUrl", doc.url.as_str()),
+        ];
+        code(&t.post("createCustodyAgreementAttestation", &attest).await, "101");
+        accounts.push(a);
+    }
+    // The first request reserves a block of request IDs.
+    code(
+        &t.post("createCustodyAccountRequest", &[("accountId", &accounts[0])])
+            .await,
+        "101",
+    );
+    let a = &accounts[1];
+    let expected = "GetItems of the account, the attestation, the account's request and the \
+                    webhook's registration, then one TransactWriteItems (request, its ID, outbox entry)";
+    assert_eq!(
+        cost(
+            &t,
+            Method::POST,
+            "/v3/createCustodyAccountRequest",
+            &[("accountId", a.as_str())]
+        )
+        .await,
+        5,
+        "{expected}"
+    );
+});

@@ -131,7 +131,14 @@ both!(
         let fetched = doc.next(5).await.expect("the document fetched");
         assert_eq!(fetched.method, Method::GET);
         assert!(doc.next(1).await.is_none(), "fetched once");
-        // JSON bodies take a boolean.
+        // `1` is not `true`; JSON bodies take a boolean.
+        let r = t
+            .post(
+                "createCustodyAgreementAttestation",
+                &[("accountId", &a), ("isAttested", "1"), ("documentUrl", &doc.url)],
+            )
+            .await;
+        assert_eq!((r.status, r.code()), (422, "1422"), "{:?}", r.json);
         let r = t
             .json_as(
                 &t.creds(),
@@ -244,6 +251,10 @@ both!(
             "228",
         );
         code(
+            &send("approveCustodyAccountRequest", update("99999999", "Pending")).await,
+            "228",
+        );
+        code(
             &send("updateCustodyAccountRequest", update(&id, "New Info Added")).await,
             "106",
         );
@@ -332,11 +343,22 @@ both!(
         );
         assert!(account["approvalDate"].is_string());
 
-        // A client may always set Pending again (part 3's table), which the review decides anew.
+        // A client may always set Pending again (part 3's table), which the review decides
+        // anew; the same status set again is no change and fires nothing.
         code(
             &send("updateCustodialAccountRequest", update(&id, "Pending")).await,
             "101",
         );
+        for l in updates.iter_mut() {
+            assert_eq!(l.next(5).await.expect("a status change").pairs(), event("Pending", &a));
+        }
+        code(
+            &send("updateCustodyAccountRequest", update(&id, "Pending")).await,
+            "101",
+        );
+        for l in updates.iter_mut() {
+            assert!(l.next(1).await.is_none(), "Pending again is no change");
+        }
         assert_eq!(review(&t, &id, "Rejected").await.json["accountStatus"], "Closed");
         let bad = review(&t, &id, "Open").await;
         assert_eq!(bad.status, 400);
@@ -568,6 +590,8 @@ both!(supplements_store_part_3s_fields_and_aliases, |t: TestApp| async move {
             .await,
         "148",
     );
+    let bad_value = [("accountId", "A9999999"), ("maritalStatus", "9")];
+    code(&t.post("updateCustodyAccountSupplement", &bad_value).await, "106");
     code(
         &t.post("createCustodyAccountSupplement", &[("accountId", &a)]).await,
         "106",
@@ -910,6 +934,8 @@ both!(
         code(&disburse("10", "cheque", &[]).await, "106");
         code(&disburse("10", "wire_domestic", &[("bankId", "B1")]).await, "106");
         code(&disburse("300.01", "ach", &[]).await, "106");
+        // Far past any balance (and past what cents can hold): refused, not a crash.
+        code(&disburse("1000000000000000000000000000", "ach", &[]).await, "106");
         let r = disburse("100", "ach", &[]).await;
         code(&r, "101");
         let d = r.json["custodyFundDisbursement"].clone();

@@ -10,6 +10,7 @@ mod custody;
 mod documents;
 mod escrow;
 mod fixtures;
+mod idempotency;
 mod incumbent_clients;
 mod kyc;
 mod kyc_review;

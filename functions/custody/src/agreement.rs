@@ -18,15 +18,13 @@ use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 /// The purpose of custody agreement envelopes (the envelope's `id` is the account's).
 const PURPOSE: &str = "custody-agreement";
 
-/// `isAttested` as sent: `true` (or `1`) only; anything else is `1422`.
+/// `isAttested` as sent: `true` (a JSON boolean, or the text in any case) only; anything
+/// else is `1422` (part 3: it must be `true`).
 fn attested(p: &Params) -> Result<(), ApiError> {
     let yes = match p.value("isAttested") {
         Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_u64() == Some(1),
-        _ => {
-            let raw = p.req(&["isAttested"])?;
-            raw.trim().eq_ignore_ascii_case("true") || raw.trim() == "1"
-        }
+        Some(Value::String(s)) => s.trim().eq_ignore_ascii_case("true"),
+        _ => false,
     };
     if yes {
         Ok(())

@@ -15,7 +15,7 @@ use shared::model::Account;
 use shared::records::{self, payments as pay};
 
 use crate::requests::open_custody_account;
-use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
+use shared::{op, ApiError, Ctx, Environment, Params, Plan, Reply, Routes};
 
 /// Part 3's cap on one custody fund move.
 const MOVE_CAP: Decimal = Decimal::from_parts(10_000_000, 0, 0, false, 2);
@@ -72,7 +72,9 @@ async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         created_ip: ctx.ip.to_string(),
         card: None,
         escrow_account: String::new(),
-        test_entry: ext.nickname == SANDBOX_SETTLED || ext.nickname == SANDBOX_R01,
+        // The test nicknames mean something in the sandbox only (part 3).
+        test_entry: ctx.app.env == Environment::Sandbox
+            && (ext.nickname == SANDBOX_SETTLED || ext.nickname == SANDBOX_R01),
     };
     let writes = pay::move_new(client, &m)?;
     let m = ctx
@@ -115,8 +117,8 @@ async fn void(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let raw = p.req(&["referenceNumber", "RefNum"])?;
     let unknown = || ApiError::invalid("referenceNumber", "no custody fund move of this account");
-    let account = records::live::<Account>(&ctx, account.trim(), no_account).await?.rec.id;
     let ref_num = numeric_id("referenceNumber", &raw).map_err(|_| unknown())?;
+    let account = records::live::<Account>(&ctx, account.trim(), no_account).await?.rec.id;
     let after = ctx
         .transact(async move |ctx, _| {
             let stored = match pay::fund_move(ctx.store(), ctx.client_id(), &ref_num).await? {

@@ -130,7 +130,12 @@ async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             let ip = ip.clone().unwrap_or_else(|| ctx.ip.to_string());
             let after = stored.rec.moved(status, notes.as_deref(), Some(&ip), &ctx.now());
             let write = rec::request_put(ctx.client_id(), &after, Some(stored.version))?;
-            let events = status_events(&after);
+            // Webhooks are for status changes: the current status set again fires none.
+            let events = if after.status == stored.rec.status {
+                Vec::new()
+            } else {
+                status_events(&after)
+            };
             Ok(Plan::new(vec![write], after).events(events))
         })
         .await?;
@@ -165,7 +170,8 @@ async fn review(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpEr
     let unknown = format!("no custody request {raw_id}");
     let account = match named(&ctx, &raw_id).await {
         Ok(r) => r.rec.account_id,
-        Err(_) => return Err(OpError::NotFound(unknown)),
+        Err(e) if e.code() == "228" => return Err(OpError::NotFound(unknown)),
+        Err(e) => return Err(e.into()),
     };
     let after = ctx
         .transact(async move |ctx, _| {

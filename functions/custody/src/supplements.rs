@@ -6,8 +6,8 @@
 
 use serde_json::Value;
 use shared::model::custody::{
-    check_account_supplement, party_field_value, AccountSupplement, Fields, PartySupplement, ACCOUNT_SUPPLEMENT_FIELDS,
-    PARTY_SUPPLEMENT_FIELDS, REQUIRED_MAILING,
+    check_account_supplement, check_account_values, party_field_value, AccountSupplement, Fields, PartySupplement,
+    ACCOUNT_SUPPLEMENT_FIELDS, PARTY_SUPPLEMENT_FIELDS, REQUIRED_MAILING,
 };
 use shared::model::ids::{no_party, PartyId};
 use shared::model::Party;
@@ -115,6 +115,7 @@ fn no_supplement() -> ApiError {
 async fn update_account(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let changes = sent(&p, ACCOUNT_SUPPLEMENT_FIELDS)?;
+    check_account_values(&merged(&Fields::new(), &changes))?;
     let ip = p.opt(&["createdIpAddress"])?.filter(|v| !v.trim().is_empty());
     let account = records::active_account(&ctx, &account).await?.rec.id;
     let after = ctx

@@ -3,6 +3,7 @@
 //! reach a handler and never write.
 
 pub mod envelope;
+pub mod idempotency;
 pub mod operator;
 pub mod params;
 pub mod router;
@@ -96,6 +97,14 @@ pub struct Handled {
 
 const LEGACY_PREFIX: &str = "/tapiv3/index.php";
 
+/// A request's use of an `Idempotency-Key` ([`idempotency`]): the key it claimed, or the
+/// earlier answer it replays.
+#[derive(Default)]
+struct Idem {
+    held: Option<idempotency::Held>,
+    replay: Option<(u16, Bytes)>,
+}
+
 fn json_response(status: u16, body: Bytes, request_id: &str) -> Response<Bytes> {
     let mut r = Response::new(body);
     *r.status_mut() = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
@@ -125,7 +134,18 @@ impl App {
                 return self.handle_operator(&req, &path, &request_id).await;
             }
             let committed = Arc::new(Mutex::new(Vec::new()));
-            let (style, result) = self.run(req, &path, &request_id, committed.clone()).await;
+            let mut idem = Idem::default();
+            let (style, result) = self.run(req, &path, &request_id, committed.clone(), &mut idem).await;
+            if let Some((status, body)) = idem.replay {
+                let mut response = json_response(status, body, &request_id);
+                response
+                    .headers_mut()
+                    .insert("idempotent-replayed", HeaderValue::from_static("true"));
+                return Handled {
+                    response,
+                    events: Vec::new(),
+                };
+            }
             let ok = result.is_ok();
             let (status, body) = match result {
                 Ok(reply) => render_reply(reply),
@@ -141,6 +161,14 @@ impl App {
             } else {
                 Vec::new()
             };
+            if let Some(held) = idem.held {
+                // The answer replays from here on (a failure to store it leaves the key
+                // answering 409 until it expires: never a second run).
+                let settle = idempotency::settle(&held, status, &body);
+                if let Err(e) = self.ports.store.write(vec![settle]).await {
+                    tracing::error!(error = %e, "idempotent answer not stored");
+                }
+            }
             Handled {
                 response: json_response(status, body, &request_id),
                 events,
@@ -156,6 +184,7 @@ impl App {
         path: &str,
         request_id: &str,
         committed: Arc<Mutex<Vec<Envelope>>>,
+        idem: &mut Idem,
     ) -> (Style, Result<Reply, ApiError>) {
         if is_health(&req.method, path) {
             // The allow-list applies here too: a blocked address learns nothing, not even
@@ -174,7 +203,7 @@ impl App {
             Matched::Method { .. } => Style::Method,
             Matched::Resource { .. } => Style::Resource,
         };
-        (style, self.run_matched(matched, req, request_id, committed).await)
+        (style, self.run_matched(matched, req, request_id, committed, idem).await)
     }
 
     async fn run_matched(
@@ -183,6 +212,7 @@ impl App {
         req: RawRequest,
         request_id: &str,
         committed: Arc<Mutex<Vec<Envelope>>>,
+        idem: &mut Idem,
     ) -> Result<Reply, ApiError> {
         let mut params = Params::from_query(req.query.as_deref());
         let body_err = match (&mut params, &req.body) {
@@ -242,6 +272,23 @@ impl App {
             return Err(e);
         }
         tracing::Span::current().record("operation", &*operation);
+        if let Some(raw) = req
+            .headers
+            .get(idempotency::HEADER)
+            .filter(|_| req.method != Method::GET)
+        {
+            let key = idempotency::parse(raw)?;
+            let body = req.body.as_ref().map(|b| b.as_ref()).unwrap_or_default();
+            let fp = idempotency::fingerprint(&req.method, &req.path, req.query.as_deref(), body);
+            let now = self.ports.clock.now().timestamp();
+            match idempotency::claim(self.ports.store.as_ref(), &client.id, &key, &fp, now).await? {
+                idempotency::Claim::Replay { status, body } => {
+                    idem.replay = Some((status, body));
+                    return Ok(Reply::ok());
+                }
+                idempotency::Claim::Fresh(held) => idem.held = Some(held),
+            }
+        }
         let ctx = Ctx {
             app: self.ports.clone(),
             client,

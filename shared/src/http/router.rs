@@ -283,6 +283,21 @@ impl Routes {
         self.methods.contains_key(name)
     }
 
+    /// Every method-style operation's name, sorted (generated sweeps walk them all).
+    pub fn op_names(&self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = self.methods.keys().copied().collect();
+        names.sort_unstable();
+        names
+    }
+
+    /// Every resource route as (verb, path pattern with its `{parameters}`).
+    pub fn resource_routes(&self) -> Vec<(Method, String)> {
+        self.resources
+            .iter()
+            .map(|r| (r.verb.clone(), format!("/{}", r.segments.join("/"))))
+            .collect()
+    }
+
     /// Resolves a path (already without the `/tapiv3/index.php` prefix).
     pub fn find<'a>(&self, verb: &Method, path: &'a str) -> Option<Matched<'a>> {
         let parts: Vec<&str> = path.trim_matches('/').split('/').collect();

@@ -270,7 +270,6 @@ pub type Fields = Map<String, Value>;
 /// The IRA account supplement's fields (createCustodyAccountSupplement), in part 3's order.
 pub const ACCOUNT_SUPPLEMENT_FIELDS: &[&str] = &[
     "mailingAddressLine1",
-    "mailingAddressLine2",
     "mailingCity",
     "mailingState",
     "mailingZipCode",
@@ -290,6 +289,7 @@ pub const ACCOUNT_SUPPLEMENT_FIELDS: &[&str] = &[
     "bankAccountName2",
     "bankAccountNumber2",
     "maritalStatus",
+    "mailingAddressLine2",
 ];
 
 /// The mailing fields createCustodyAccountSupplement requires (addCustodyAccountSupplement
@@ -312,9 +312,9 @@ pub fn account_field_values(field: &str) -> Option<&'static [&'static str]> {
     }
 }
 
-/// Checks an account supplement as it will be stored: coded values, the tax year
-/// (`YYYY`, required with a regular contribution, `2`).
-pub fn check_account_supplement(fields: &Fields) -> Result<(), ApiError> {
+/// Checks the account supplement values a call sends: coded values, and the tax year as
+/// `YYYY`.
+pub fn check_account_values(fields: &Fields) -> Result<(), ApiError> {
     let get = |f: &str| fields.get(f).and_then(Value::as_str).unwrap_or("");
     for field in ACCOUNT_SUPPLEMENT_FIELDS {
         if let Some(allowed) = account_field_values(field) {
@@ -325,12 +325,20 @@ pub fn check_account_supplement(fields: &Fields) -> Result<(), ApiError> {
         }
     }
     let year = get("methodOfContributionTaxYear");
-    if get("methodOfContributionOrFunding") == "2" && year.is_empty() {
-        return Err(ApiError::missing("methodOfContributionTaxYear"));
-    }
     let is_year = year.len() == 4 && year.bytes().all(|b| b.is_ascii_digit());
     if !year.is_empty() && !is_year {
         return Err(ApiError::invalid("methodOfContributionTaxYear", "YYYY"));
+    }
+    Ok(())
+}
+
+/// Checks an account supplement as it will be stored: its values, and the tax year required
+/// with a regular contribution (`2`).
+pub fn check_account_supplement(fields: &Fields) -> Result<(), ApiError> {
+    check_account_values(fields)?;
+    let get = |f: &str| fields.get(f).and_then(Value::as_str).unwrap_or("");
+    if get("methodOfContributionOrFunding") == "2" && get("methodOfContributionTaxYear").is_empty() {
+        return Err(ApiError::missing("methodOfContributionTaxYear"));
     }
     Ok(())
 }
@@ -381,6 +389,7 @@ pub const PARTY_SUPPLEMENT_FIELDS: &[&str] = &[
     "authorizedSigner",
     "controlPerson",
     "politicallyExposedPerson",
+    "publicCompany",
     "politicallyExposedPersonDetails",
     "beneficiaryType",
     "beneficiaryPercentage",
@@ -390,7 +399,6 @@ pub const PARTY_SUPPLEMENT_FIELDS: &[&str] = &[
     "mailingState",
     "mailingZipCode",
     "mailingCountry",
-    "publicCompany",
     "companyTicker",
     "associatedFirm",
 ];

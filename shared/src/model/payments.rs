@@ -309,7 +309,12 @@ pub struct LedgerEntry {
 
 /// An amount in whole cents (amounts have two places at most).
 pub fn cents(amount: Decimal) -> i64 {
-    (amount.round_dp(2) * Decimal::ONE_HUNDRED).to_i64().unwrap_or(i64::MAX)
+    // Checked: an amount too large for cents (far above every limit) saturates, never panics.
+    amount
+        .round_dp(2)
+        .checked_mul(Decimal::ONE_HUNDRED)
+        .and_then(|c| c.to_i64())
+        .unwrap_or(i64::MAX)
 }
 
 /// What the card processor says of a card move.
@@ -737,6 +742,15 @@ mod tests {
         assert_eq!(check_aba("021000022").unwrap_err().code(), "215");
         assert_eq!(check_aba("02100002").unwrap_err().code(), "207");
         assert_eq!(check_aba("0210000210").unwrap_err().code(), "207");
+    }
+
+    #[test]
+    fn cents_saturate_instead_of_overflowing() {
+        assert_eq!(cents(Decimal::new(5010, 2)), 5010);
+        assert_eq!(
+            cents(Decimal::from_str_exact("1000000000000000000000000000").unwrap()),
+            i64::MAX
+        );
     }
 
     #[test]

@@ -1,0 +1,112 @@
+//! Idempotency keys (beyond the spec, opt-in): the first answer to a key replays to every
+//! retry of the same request for 24 hours, running nothing again (no write, no webhook); the
+//! same key with another request is 422 `1422`; a twin still running is 409 `1409`. Each
+//! case runs on both backends.
+
+use api_tests::{both, Creds, Resp, TestApp};
+use bytes::Bytes;
+use http::Method;
+use serde_json::json;
+
+use crate::fixtures::{code, hook, PARTY};
+
+async fn create_party_with_key(t: &TestApp, creds: &Creds, key: &str, pairs: &[(&str, &str)]) -> Resp {
+    let body = serde_urlencoded::to_string(pairs).unwrap();
+    let auth = creds.bearer();
+    let headers = [
+        ("authorization", auth.as_str()),
+        ("content-type", "application/x-www-form-urlencoded"),
+        ("idempotency-key", key),
+    ];
+    t.raw(Method::PUT, "/v3/createParty", &headers, Ok(Bytes::from(body)))
+        .await
+}
+
+fn party_id(r: &Resp) -> String {
+    r.inserted("partyDetails")["partyId"].as_str().unwrap().to_owned()
+}
+
+both!(
+    a_retry_replays_the_first_answer_and_runs_nothing,
+    |t: TestApp| async move {
+        let mut created = hook(&t, "createParty").await;
+        let first = create_party_with_key(&t, &t.creds(), "order-42", PARTY).await;
+        code(&first, "101");
+        assert!(first.headers.get("idempotent-replayed").is_none());
+        created.next(5).await.expect("the first run's webhook");
+        for _ in 0..3 {
+            let again = create_party_with_key(&t, &t.creds(), "order-42", PARTY).await;
+            assert_eq!(
+                (again.status, &again.json),
+                (first.status, &first.json),
+                "the same answer"
+            );
+            assert_eq!(again.headers["idempotent-replayed"], "true");
+        }
+        assert!(created.next(1).await.is_none(), "a replay fires no webhook");
+        let r = t.get("/v3/parties").await;
+        assert_eq!(r.json["pagination"]["totalRecords"], 1, "one party: {:?}", r.json);
+
+        // The same key with another request: 422, and nothing runs.
+        let other = [PARTY, &[("occupation", "Pilot")][..]].concat();
+        let r = create_party_with_key(&t, &t.creds(), "order-42", &other).await;
+        assert_eq!((r.status, r.code()), (422, "1422"), "{:?}", r.json);
+        assert_eq!(t.get("/v3/parties").await.json["pagination"]["totalRecords"], 1);
+
+        // Keys are the client's own; without a key nothing is remembered.
+        let c = t.new_client(json!({"scopes": ["*"]})).await;
+        code(&create_party_with_key(&t, &c, "order-42", PARTY).await, "101");
+        let plain = t.put("createParty", PARTY).await;
+        assert_ne!(party_id(&plain), party_id(&first));
+
+        // After 24 hours the key is free again.
+        t.clock.set(chrono::Utc::now() + chrono::Duration::hours(25));
+        let later = create_party_with_key(&t, &t.creds(), "order-42", &other).await;
+        code(&later, "101");
+        assert_ne!(party_id(&later), party_id(&first));
+    }
+);
+
+both!(twins_run_once_and_the_others_wait_or_replay, |t: TestApp| async move {
+    let mut created = hook(&t, "createParty").await;
+    let calls = (0..8).map(|_| {
+        let t = &t;
+        async move { create_party_with_key(t, &t.creds(), "twins", PARTY).await }
+    });
+    let answers = futures_util::future::join_all(calls).await;
+    let ok: Vec<&Resp> = answers.iter().filter(|r| r.code() == "101").collect();
+    for r in &answers {
+        assert!(
+            r.code() == "101" || (r.status, r.code()) == (409, "1409"),
+            "{:?}",
+            r.json
+        );
+    }
+    assert!(!ok.is_empty());
+    assert!(ok.iter().all(|r| r.json == ok[0].json), "one answer");
+    created.next(5).await.expect("one run's webhook");
+    assert!(created.next(1).await.is_none(), "one webhook in all");
+    assert_eq!(t.get("/v3/parties").await.json["pagination"]["totalRecords"], 1);
+});
+
+both!(refusals_replay_too_and_bad_keys_are_106, |t: TestApp| async move {
+    let missing = [("firstName", "Ada")];
+    let r = create_party_with_key(&t, &t.creds(), "refused", &missing).await;
+    code(&r, "106");
+    let again = create_party_with_key(&t, &t.creds(), "refused", &missing).await;
+    assert_eq!(again.json, r.json);
+    assert_eq!(again.headers["idempotent-replayed"], "true");
+    let long = "k".repeat(256);
+    code(&create_party_with_key(&t, &t.creds(), &long, PARTY).await, "106");
+    // Reads by GET take no key.
+    let auth = t.creds().bearer();
+    let r = t
+        .raw(
+            Method::GET,
+            "/v3/parties",
+            &[("authorization", &auth), ("idempotency-key", "read")],
+            Ok(Bytes::new()),
+        )
+        .await;
+    assert!(r.headers.get("idempotent-replayed").is_none());
+});
