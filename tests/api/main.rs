@@ -12,6 +12,7 @@ mod escrow;
 mod fixtures;
 mod idempotency;
 mod incumbent_clients;
+mod isolation;
 mod kyc;
 mod kyc_review;
 mod links;
