@@ -10,6 +10,7 @@ mod custody;
 mod documents;
 mod escrow;
 mod fixtures;
+mod fuzz;
 mod idempotency;
 mod incumbent_clients;
 mod isolation;
