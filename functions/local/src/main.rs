@@ -140,6 +140,19 @@ fn plain(status: u16, text: &'static str) -> hyper::Response<Body> {
         .expect("a valid response head")
 }
 
+/// `GET /openapi.json`: the document of every route this process serves.
+fn openapi(app: &App) -> hyper::Response<Body> {
+    let doc = shared::http::openapi::document(&app.routes, app.ports.version);
+    hyper::Response::builder()
+        .status(200)
+        .header(CONTENT_TYPE, "application/json")
+        .body(Either::Left(DispatchOnDrop {
+            body: Full::new(Bytes::from(doc.to_string())),
+            after: None,
+        }))
+        .expect("a valid response head")
+}
+
 /// An API response, or a document streamed from its file.
 type Body = Either<DispatchOnDrop, FileBody>;
 
@@ -149,6 +162,9 @@ async fn serve(
     peer: SocketAddr,
     deadline: tokio::time::Instant,
 ) -> Result<hyper::Response<Body>, Infallible> {
+    if req.uri().path() == "/openapi.json" && req.method() == Method::GET {
+        return Ok(openapi(&app));
+    }
     if req.uri().path().starts_with(LOCAL_PREFIX) {
         if req.method() == Method::GET {
             if let Some(response) = serve_blob(&app, req.uri().path(), req.uri().query()).await {

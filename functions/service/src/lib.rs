@@ -74,6 +74,40 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_openapi_document_names_every_route_and_no_other() {
+        let routes = all_routes();
+        let doc = shared::http::openapi::document(&routes, "test");
+        let paths = doc["paths"].as_object().expect("paths");
+        let ops = routes.op_names();
+        let resources = routes.resource_routes();
+        for op in &ops {
+            let p = &paths[&format!("/v3/{op}")];
+            assert!(p["post"].is_object() && p["put"].is_object(), "{op}");
+        }
+        for (verb, pattern) in &resources {
+            let verb = verb.as_str().to_ascii_lowercase();
+            assert!(paths[pattern][verb.as_str()].is_object(), "{verb} {pattern}");
+        }
+        let distinct: std::collections::BTreeSet<&String> = resources.iter().map(|(_, p)| p).collect();
+        assert_eq!(paths.len(), ops.len() + distinct.len(), "no other path");
+        // Every path the document names resolves in the table.
+        for (path, item) in paths {
+            let concrete = path.replace(['{', '}'], "");
+            for verb in item.as_object().unwrap().keys() {
+                let method = http::Method::from_bytes(verb.to_ascii_uppercase().as_bytes()).unwrap();
+                assert!(routes.find(&method, &concrete).is_some(), "{verb} {path}");
+            }
+        }
+        let ids: Vec<&str> = paths
+            .values()
+            .flat_map(|p| p.as_object().unwrap().values())
+            .map(|op| op["operationId"].as_str().unwrap())
+            .collect();
+        let unique: std::collections::BTreeSet<&str> = ids.iter().copied().collect();
+        assert_eq!(unique.len(), ids.len(), "operationIds are unique");
+    }
+
+    #[test]
     fn every_function_registers_each_route_once() {
         for f in FUNCTIONS {
             if let Err(conflict) = (f.routes)().checked() {

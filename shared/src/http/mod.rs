@@ -4,6 +4,7 @@
 
 pub mod envelope;
 pub mod idempotency;
+pub mod openapi;
 pub mod operator;
 pub mod params;
 pub mod router;

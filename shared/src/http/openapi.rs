@@ -1,0 +1,148 @@
+//! The OpenAPI 3.1 document of a route table (issue 16; the local API serves it at
+//! `/openapi.json`): every method-style operation as `/v3/{name}` (POST and PUT, with a form,
+//! JSON or multipart body), every resource route with its path parameters (and part 1's list
+//! parameters), the envelope and its HTTP statuses. Generated from the table itself, so it can neither miss a route
+//! nor name one that does not exist. Operations' own parameters are free-form here: their
+//! names and rules live in the spec and in `docs/`.
+
+use serde_json::{json, Map, Value};
+
+use crate::http::router::Routes;
+
+fn envelope_ref() -> Value {
+    json!({"$ref": "#/components/schemas/Envelope"})
+}
+
+fn answer(description: &str) -> Value {
+    json!({"description": description, "content": {"application/json": {"schema": envelope_ref()}}})
+}
+
+/// A free-form body: the operation's parameters by name.
+fn body() -> Value {
+    let params = json!({"type": "object", "additionalProperties": true});
+    json!({
+        "required": false,
+        "content": {
+            "application/x-www-form-urlencoded": {"schema": params},
+            "application/json": {"schema": params},
+            "multipart/form-data": {"schema": params},
+        }
+    })
+}
+
+fn method_operation(name: &str, verb: &str) -> Value {
+    let id = if verb == "post" {
+        name.to_owned()
+    } else {
+        format!("{name}_{verb}")
+    };
+    json!({
+        "operationId": id,
+        "tags": ["method-style"],
+        "requestBody": body(),
+        "responses": {
+            "200": answer("statusCode 101, or a refusal the spec answers with HTTP 200"),
+            "404": answer("a refusal (method-style failures are HTTP 404 unless the spec says otherwise)"),
+            "409": answer("1409: a request with the same Idempotency-Key is still running"),
+            "413": answer("the body is over the limit"),
+            "422": answer("1422 where the spec says so"),
+            "500": answer("1500, with the request ID"),
+            "502": answer("1502: a provider is unreachable"),
+        },
+    })
+}
+
+fn resource_operation(verb: &str, pattern: &str) -> Value {
+    let mut params: Vec<Value> = pattern
+        .split('/')
+        .filter_map(|seg| seg.strip_prefix('{')?.strip_suffix('}'))
+        .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
+        .collect();
+    let is_list = verb == "get" && !pattern.contains('{');
+    if is_list {
+        for (name, kind) in [
+            ("limit", "integer"),
+            ("offset", "integer"),
+            ("deleted", "boolean"),
+            ("filter", "string"),
+            ("sort", "string"),
+        ] {
+            params.push(json!({"name": name, "in": "query", "required": false, "schema": {"type": kind}}));
+        }
+    }
+    let id = format!(
+        "{verb}_{}",
+        pattern.trim_matches('/').replace(['{', '}'], "").replace('/', "_")
+    );
+    let mut op = json!({
+        "operationId": id,
+        "tags": ["resource-style"],
+        "parameters": params,
+        "responses": {
+            "200": answer("statusCode 101"),
+            "304": {"description": "nothing to change"},
+            "400": answer("1400: malformed"),
+            "401": answer("103: credentials"),
+            "403": answer("1403: scope"),
+            "404": answer("1404: not found, or not the caller's"),
+            "422": answer("1422 or 239: invalid"),
+            "500": answer("1500, with the request ID"),
+            "502": answer("1502: a provider is unreachable"),
+        },
+    });
+    if verb != "get" {
+        op["requestBody"] = json!({
+            "required": true,
+            "content": {"application/json": {"schema": {"type": "object", "additionalProperties": true}}},
+        });
+    }
+    op
+}
+
+/// The document of `routes` (its operator routes left out: the operator API is not the
+/// client API).
+pub fn document(routes: &Routes, version: &str) -> Value {
+    let mut paths = Map::new();
+    for name in routes.op_names() {
+        paths.insert(
+            format!("/v3/{name}"),
+            json!({"post": method_operation(name, "post"), "put": method_operation(name, "put")}),
+        );
+    }
+    for (verb, pattern) in routes.resource_routes() {
+        let verb = verb.as_str().to_ascii_lowercase();
+        let entry = paths.entry(pattern.clone()).or_insert_with(|| json!({}));
+        entry[verb.as_str()] = resource_operation(&verb, &pattern);
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Investment Platform Service",
+            "version": version,
+            "description": "Method-style operations (`/v3/<operation>`) and resource-style routes; \
+                every answer is the envelope. Contract: the spec's three parts and CONTRACT.md.",
+        },
+        "security": [{"bearer": []}],
+        "paths": paths,
+        "components": {
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "clientId:apiKey"},
+            },
+            "schemas": {
+                "Envelope": {
+                    "type": "object",
+                    "required": ["statusCode", "statusDesc"],
+                    "properties": {
+                        "statusCode": {
+                            "type": "string",
+                            "pattern": "^[0-9]{3,4}$",
+                            "description": "101 success; the codes of part 1's error table otherwise",
+                        },
+                        "statusDesc": {},
+                    },
+                    "additionalProperties": true,
+                },
+            },
+        },
+    })
+}
