@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Fuzzes the local API from its own OpenAPI document (/openapi.json) with schemathesis from
+# PyPI: every operation, EXAMPLES generated requests each (default 5), and the run fails on a
+# single 5xx or an answer that breaks the document (status, content type, envelope schema).
+# Installs schemathesis into .venv-st, builds and starts local-api on a free loopback port with
+# a fresh embedded store, and stops it at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ST_VERSION=4.32.5
+VENV=.venv-st
+if [ ! -x "$VENV/bin/st" ] || [ "$(cat "$VENV/.pin" 2>/dev/null)" != "$ST_VERSION" ]; then
+  rm -rf "$VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet "schemathesis==$ST_VERSION"
+  echo "$ST_VERSION" >"$VENV/.pin"
+fi
+
+cargo build --quiet --bin local-api
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+data=$(mktemp -d)
+IPS_BIND="127.0.0.1:$port" IPS_DATA_DIR="$data" IPS_DEV_CLIENT_ID=st-client IPS_DEV_API_KEY=st-key \
+  "${CARGO_TARGET_DIR:-target}/debug/local-api" >"$data/local-api.log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null || true; rm -rf "$data"' EXIT
+for _ in $(seq 1 100); do
+  curl -s -o /dev/null "http://127.0.0.1:$port/openapi.json" && break
+  sleep 0.1
+done
+
+"$VENV/bin/st" run "http://127.0.0.1:$port/openapi.json" \
+  -H "Authorization: Bearer st-client:st-key" \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+  --phases examples,fuzzing -n "${EXAMPLES:-5}" -w 2
