@@ -11,7 +11,7 @@ use shared::list::ListSpec;
 use shared::model::custody::{
     disbursement_holds, disbursement_move_allowed, Disbursement, DISBURSEMENT_STATUSES, DISBURSEMENT_TYPES,
 };
-use shared::model::payments::{cents, fund_amount, no_external_account, Owner};
+use shared::model::payments::{cents, fund_amount};
 use shared::records::{self, custody as rec, payments as pay, Stored};
 
 use crate::requests::open_custody_account;
@@ -59,10 +59,7 @@ async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let (store, client) = (ctx.store(), ctx.client_id());
     let account = open_custody_account(&ctx, &account).await?;
     if !wire {
-        pay::external(store, client, Owner::Account, &account)
-            .await?
-            .filter(|e| e.rec.usable())
-            .ok_or_else(no_external_account)?;
+        pay::usable_external(store, client, &account).await?;
     }
     let now = ctx.now();
     let d = Disbursement {

@@ -8,8 +8,8 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 use shared::model::ids::{no_account, numeric_id, AccountId};
 use shared::model::payments::{
-    ach_blocked, fund_amount, money, no_external_account, no_provider, FundMove, FundStatus, Owner, CUSTODY_KIND,
-    FUND_MOVE, SANDBOX_R01, SANDBOX_SETTLED,
+    ach_blocked, fund_amount, money, no_provider, FundMove, FundStatus, CUSTODY_KIND, FUND_MOVE, SANDBOX_R01,
+    SANDBOX_SETTLED,
 };
 use shared::model::Account;
 use shared::records::{self, payments as pay};
@@ -32,11 +32,7 @@ async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let description = p.opt(&["description"])?.unwrap_or_default();
     let (store, client) = (ctx.store(), ctx.client_id());
     let account = open_custody_account(&ctx, &account).await?;
-    let ext = pay::external(store, client, Owner::Account, &account)
-        .await?
-        .filter(|e| e.rec.usable())
-        .ok_or_else(no_external_account)?
-        .rec;
+    let ext = pay::usable_external(store, client, &account).await?;
     if pay::ach_blocked(store, client, &account).await? {
         return Err(ach_blocked());
     }

@@ -12,8 +12,8 @@ use shared::billing::billing;
 use shared::mask::MASK;
 use shared::model::ids::{no_trade, numeric_id, AccountId};
 use shared::model::payments::{
-    ach_blocked, already_funding, check_aba, fund_amount, money, no_external_account, no_provider, FundMove,
-    FundMoveEvent, FundStatus, Owner, FUND_MOVE, R01, SANDBOX_R01, SANDBOX_SETTLED, STATUS_METHOD,
+    ach_blocked, already_funding, check_aba, fund_amount, money, no_provider, FundMove, FundMoveEvent, FundStatus,
+    FUND_MOVE, R01, SANDBOX_R01, SANDBOX_SETTLED, STATUS_METHOD,
 };
 use shared::model::trade::{wrong_status, Trade, TradeStatus};
 use shared::records::active_account;
@@ -186,11 +186,7 @@ pub async fn fund_move(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             if trade.rec.transaction_type != "ACH" {
                 return Err(not_ach());
             }
-            let ext = pay::external(store, client, Owner::Account, &req.account)
-                .await?
-                .filter(|e| e.rec.usable())
-                .ok_or_else(no_external_account)?
-                .rec;
+            let ext = pay::usable_external(store, client, &req.account).await?;
             if pay::ach_blocked(store, client, &req.account).await? {
                 return Err(ach_blocked());
             }

@@ -32,6 +32,16 @@ pub async fn external(
     get_json(store, &external_key(client, types, owner)).await
 }
 
+/// The account's external account, when one is on file that a fund move can debit (`149`
+/// otherwise): what ACH and custody moves and ACH disbursements pay from or to.
+pub async fn usable_external(store: &dyn Store, client: &str, account: &str) -> Result<ExternalAccount, ApiError> {
+    external(store, client, Owner::Account, account)
+        .await?
+        .filter(|e| e.rec.usable())
+        .map(|e| e.rec)
+        .ok_or_else(crate::model::payments::no_external_account)
+}
+
 /// Writes `after` as new (`before` none: fails if one exists) or over the version read.
 pub fn external_put(client: &str, after: &ExternalAccount, before: Option<i64>) -> Result<Write, ApiError> {
     let key = external_key(client, after.types, &after.owner_id);
