@@ -406,16 +406,18 @@ impl TestApp {
             );
         }
         let app = self.function_for(&method, &path).clone();
-        let handled = app
-            .handle(RawRequest {
-                method,
-                path,
-                query,
-                headers: map,
-                body,
-                ip,
-            })
-            .await;
+        let label = app
+            .routes
+            .label(&method, path.strip_prefix("/tapiv3/index.php").unwrap_or(&path));
+        let (handled, cost) = shared::store::counting(app.handle(RawRequest {
+            method,
+            path,
+            query,
+            headers: map,
+            body,
+            ip,
+        }))
+        .await;
         let (head, bytes) = handled.response.into_parts();
         app.dispatch(handled.events).await;
         let json = if bytes.is_empty() {
@@ -423,11 +425,37 @@ impl TestApp {
         } else {
             serde_json::from_slice(&bytes).expect("JSON body")
         };
+        if let Some(label) = label {
+            self.log_cost(&label, head.status.as_u16(), &json, cost);
+        }
         Resp {
             status: head.status.as_u16(),
             headers: head.headers,
             json,
         }
+    }
+
+    /// Appends a request's store cost to the file `IPS_COSTS_LOG` names (set by
+    /// `tests/run.sh` for the whole suite; `tests/costs.py` turns it into `docs/costs.md`).
+    fn log_cost(&self, label: &str, http: u16, json: &Value, cost: shared::store::Cost) {
+        use std::io::Write;
+        let Some(path) = std::env::var_os("IPS_COSTS_LOG") else {
+            return;
+        };
+        let line = serde_json::json!({
+            "op": label,
+            "backend": format!("{:?}", self.backend),
+            "ok": (200..300).contains(&http) && json["statusCode"] == "101",
+            "reads": cost.reads,
+            "writes": cost.writes,
+        });
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .expect("the costs log");
+        // One write per line, so lines from parallel tests never interleave.
+        file.write_all(format!("{line}\n").as_bytes()).expect("a cost line");
     }
 
     /// A form-encoded method-style call with the bearer header of `creds`.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test on both backends: the embedded store, and DynamoDB + SQS through moto's
 # server, which this script installs (into .venv), starts on 127.0.0.1 and stops at the end.
+# Without arguments it then checks docs/costs.md (tests/costs.py); arguments go to cargo test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,4 +23,12 @@ done
 
 export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=test \
   AWS_SECRET_ACCESS_KEY=test AWS_EC2_METADATA_DISABLED=true
-cargo test --workspace "$@"
+if [ $# -gt 0 ]; then
+  cargo test --workspace "$@"
+  exit 0
+fi
+# The whole suite also logs each request's store cost, and checks docs/costs.md against it.
+costs=target/costs.jsonl
+mkdir -p target && rm -f "$costs"
+IPS_COSTS_LOG="$PWD/$costs" cargo test --workspace
+python3 tests/costs.py "$costs"

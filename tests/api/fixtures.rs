@@ -61,6 +61,19 @@ pub async fn approved_offering_as(t: &TestApp, c: &Creds) -> (String, String) {
     (id, issuer)
 }
 
+/// A `CREATED` ACH trade of `units` units; answers its ID.
+pub async fn create_trade(t: &TestApp, account: &str, offering: &str, units: &str) -> String {
+    let params = [
+        ("accountId", account),
+        ("offeringId", offering),
+        ("transactionType", "ACH"),
+        ("transactionUnits", units),
+    ];
+    let r = t.post("createTrade", &params).await;
+    assert_eq!(r.code(), "101", "{:?}", r.json);
+    r.inserted("purchaseDetails")["tradeId"].as_str().unwrap().to_owned()
+}
+
 /// Asserts a response's `statusCode`, showing the body when it differs.
 #[track_caller]
 pub fn code(r: &Resp, expected: &str) {

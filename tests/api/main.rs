@@ -25,6 +25,7 @@ mod parties_ops;
 mod payments;
 mod platform;
 mod probes;
+mod protected_fields;
 mod trade_documents;
 mod trades;
 mod uploads;

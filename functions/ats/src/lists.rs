@@ -45,7 +45,7 @@ const TRADES: ListSpec = ListSpec::newest_first("matchId")
 /// `GET /v3/ppex/orders`: `ppex_orders` and `pagination`.
 async fn orders(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     records::list::<AtsOrder>(&ctx, p.query_pairs(), &ORDERS, "ppex_orders", |o, _| {
-        shared::model::object(&o.view())
+        records::raw(&o.view())
     })
     .await
 }
@@ -53,7 +53,7 @@ async fn orders(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `GET /v3/ppex/trades`: `ppex_trades` and `pagination`.
 async fn trades(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     records::list::<MatchedTrade>(&ctx, p.query_pairs(), &TRADES, "ppex_trades", |m, _| {
-        shared::model::object(&m.view())
+        records::raw(&m.view())
     })
     .await
 }

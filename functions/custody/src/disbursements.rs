@@ -106,7 +106,7 @@ async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         })
         .collect();
     records::list::<Disbursement>(&ctx, &pairs, &LIST, "custodyFundDisbursements", |d, _| {
-        shared::model::object(&d.view())
+        records::raw(&d.view())
     })
     .await
 }

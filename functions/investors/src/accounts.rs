@@ -182,7 +182,10 @@ const LIST: ListSpec = ListSpec {
 
 /// `GET /v3/accounts`: scope `account.read` at any PII level; equality filters only.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    records::list::<Account>(&ctx, p.query_pairs(), &LIST, "accounts", |r, _| r.view(ctx.pii)).await
+    records::list::<Account>(&ctx, p.query_pairs(), &LIST, "accounts", |r, _| {
+        records::raw(&r.shown(ctx.pii))
+    })
+    .await
 }
 
 async fn load_live(ctx: &Ctx, id: &str) -> Result<records::Stored<Account>, ApiError> {

@@ -158,7 +158,10 @@ const LIST: ListSpec = ListSpec::newest_first("partyId").numbers(&["totalAssets"
 
 /// `GET /v3/entities`: newest first, scope `party.read.pii_high`.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    records::list::<Entity>(&ctx, p.query_pairs(), &LIST, "entities", |e, _| e.view()).await
+    records::list::<Entity>(&ctx, p.query_pairs(), &LIST, "entities", |e, _| {
+        records::raw(&e.shown())
+    })
+    .await
 }
 
 /// The entity routes.

@@ -200,7 +200,7 @@ const LIST: ListSpec = ListSpec::newest_first("id").numbers(&["primary_value"]).
 
 /// `GET /v3/links`: scope `link.read`, newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    records::list::<Link>(&ctx, p.query_pairs(), &LIST, "links", |l, _| l.view()).await
+    records::list::<Link>(&ctx, p.query_pairs(), &LIST, "links", |l, _| records::raw(&l.view())).await
 }
 
 /// The link routes.

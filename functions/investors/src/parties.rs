@@ -287,7 +287,10 @@ const LIST: ListSpec = ListSpec::newest_first("partyId")
 
 /// `GET /v3/parties`: individual parties, newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    records::list::<Party>(&ctx, p.query_pairs(), &LIST, "parties", |r, _| r.view(ctx.pii)).await
+    records::list::<Party>(&ctx, p.query_pairs(), &LIST, "parties", |r, _| {
+        records::raw(&r.shown(ctx.pii))
+    })
+    .await
 }
 
 /// `GET /v3/parties/{partyId}`: one party, `1404` when unknown or deleted.

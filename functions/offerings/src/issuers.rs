@@ -211,7 +211,7 @@ const LIST: ListSpec = ListSpec::newest_first("issuerId").texts(&[
 /// `GET /v3/issuers`: scope `issuer.read.pii_medium` (or higher), newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     records::list::<Issuer>(&ctx, p.query_pairs(), &LIST, "issuers", |i, _| {
-        shared::model::object(&i.list_view())
+        records::raw(&i.list_view())
     })
     .await
 }

@@ -383,7 +383,7 @@ const LIST: ListSpec = ListSpec::newest_first("offeringId")
 /// newest first.
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     records::list::<Offering>(&ctx, p.query_pairs(), &LIST, "offerings", |o, _| {
-        shared::model::object(&o.list_view())
+        records::raw(&o.list_view())
     })
     .await
 }

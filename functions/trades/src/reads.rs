@@ -248,7 +248,7 @@ fn observed_filters(pairs: &[(String, String)]) -> Vec<(String, String)> {
 pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let pairs = observed_filters(p.query_pairs());
     records::list::<Trade>(&ctx, &pairs, &LIST, "trades", |t, q| {
-        shared::model::object(&t.list_view(q.deleted))
+        records::raw(&t.list_view(q.deleted))
     })
     .await
 }

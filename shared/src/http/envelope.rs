@@ -3,17 +3,36 @@
 
 use bytes::Bytes;
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use crate::error::{ApiError, Style};
 
 /// A successful operation's answer.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Reply {
     pub desc: String,
-    pub body: Map<String, Value>,
+    /// The operation's keys in order; a key added twice keeps its first place.
+    body: Vec<(String, Part)>,
     /// HTTP status (200 unless a resource-style no-op answers 304).
     pub http: u16,
+}
+
+/// A body key's value: built as JSON, or already serialized (list pages, written straight
+/// from their records).
+#[derive(Clone, Debug)]
+enum Part {
+    Value(Value),
+    Raw(Box<RawValue>),
+}
+
+impl Serialize for Part {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Part::Value(v) => v.serialize(s),
+            Part::Raw(r) => r.serialize(s),
+        }
+    }
 }
 
 impl Reply {
@@ -21,7 +40,7 @@ impl Reply {
     pub fn ok() -> Self {
         Reply {
             desc: "Ok".into(),
-            body: Map::new(),
+            body: Vec::new(),
             http: 200,
         }
     }
@@ -34,26 +53,35 @@ impl Reply {
 
     /// Makes `statusDesc` a JSON value other than a string (getIssuerAccount answers an
     /// object there): a body key replaces the envelope's key of the same name in place.
-    pub fn desc_value(mut self, value: Value) -> Self {
-        self.body.insert("statusDesc".to_owned(), value);
-        self
+    pub fn desc_value(self, value: Value) -> Self {
+        self.with_value("statusDesc", value)
     }
 
     /// Adds a key holding an already built value (moved, not copied).
-    pub fn with_value(mut self, key: &str, value: Value) -> Self {
-        self.body.insert(key.to_owned(), value);
-        self
+    pub fn with_value(self, key: &str, value: Value) -> Self {
+        self.put(key, Part::Value(value))
     }
 
     /// Adds a key to the body.
-    pub fn with(mut self, key: &str, value: impl Serialize) -> Self {
-        self.body
-            .insert(key.to_owned(), serde_json::to_value(value).unwrap_or(Value::Null));
-        self
+    pub fn with(self, key: &str, value: impl Serialize) -> Self {
+        self.with_value(key, serde_json::to_value(value).unwrap_or(Value::Null))
+    }
+
+    /// Adds a key holding JSON already serialized.
+    pub fn with_raw(self, key: &str, value: Box<RawValue>) -> Self {
+        self.put(key, Part::Raw(value))
     }
 
     pub fn status(mut self, http: u16) -> Self {
         self.http = http;
+        self
+    }
+
+    fn put(mut self, key: &str, part: Part) -> Self {
+        match self.body.iter_mut().find(|(k, _)| k == key) {
+            Some((_, old)) => *old = part,
+            None => self.body.push((key.to_owned(), part)),
+        }
         self
     }
 }
@@ -63,13 +91,34 @@ pub fn insert_array(record: impl Serialize) -> Value {
     json!([true, [record]])
 }
 
-/// Renders a reply as (HTTP status, JSON body).
+/// Renders a reply as (HTTP status, JSON body): the envelope's keys first (a body key of
+/// the same name in their place), then the body's.
 pub fn render_reply(reply: Reply) -> (u16, Bytes) {
-    let mut out = Map::with_capacity(reply.body.len() + 2);
-    out.insert("statusCode".into(), Value::String("101".into()));
-    out.insert("statusDesc".into(), Value::String(reply.desc));
-    out.extend(reply.body);
-    (reply.http, to_bytes(&out))
+    struct Body<'a>(&'a Reply);
+    impl Serialize for Body<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeMap;
+            let body = &self.0.body;
+            let own = |key: &str| body.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+            let mut map = s.serialize_map(None)?;
+            match own("statusCode") {
+                Some(v) => map.serialize_entry("statusCode", v)?,
+                None => map.serialize_entry("statusCode", "101")?,
+            }
+            match own("statusDesc") {
+                Some(v) => map.serialize_entry("statusDesc", v)?,
+                None => map.serialize_entry("statusDesc", &self.0.desc)?,
+            }
+            for (k, v) in body.iter().filter(|(k, _)| k != "statusCode" && k != "statusDesc") {
+                map.serialize_entry(k, v)?;
+            }
+            map.end()
+        }
+    }
+    (
+        reply.http,
+        Bytes::from(serde_json::to_vec(&Body(&reply)).unwrap_or_default()),
+    )
 }
 
 /// Renders an error in the given style; `request_id` is the only detail of a `1500`.

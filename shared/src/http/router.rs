@@ -298,6 +298,23 @@ impl Routes {
             .collect()
     }
 
+    /// What a request names, for reports: its method-style operation, or its resource
+    /// route's verb and pattern.
+    pub fn label(&self, verb: &Method, path: &str) -> Option<String> {
+        let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
+        if let Some(r) = self
+            .resources
+            .iter()
+            .find(|r| r.verb == verb && fit(&r.segments, &parts).is_some())
+        {
+            return Some(format!("{verb} /{}", r.segments.join("/")));
+        }
+        match self.find(verb, path)? {
+            Matched::Method { name, .. } => Some(name.to_owned()),
+            Matched::Resource { .. } => None,
+        }
+    }
+
     /// Resolves a path (already without the `/tapiv3/index.php` prefix).
     pub fn find<'a>(&self, verb: &Method, path: &'a str) -> Option<Matched<'a>> {
         let parts: Vec<&str> = path.trim_matches('/').split('/').collect();

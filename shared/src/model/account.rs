@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::shown::{Mask, Shown};
 use crate::auth::PiiLevel;
 
 /// An account, stored with the field names of part 2's Account resource.
@@ -107,14 +108,21 @@ pub const READ_ONLY: &[&str] = &[
 impl Account {
     /// The record of `GET /v3/accounts` at a PII level.
     pub fn view(&self, pii: PiiLevel) -> Map<String, Value> {
-        let mut m = super::public_fields(
-            self,
-            &["archived", "deleted", "createdIpAddress", "updatedIpAddress"],
-            "accountstatus",
-            self.archived,
-        );
-        super::party::redact(&mut m, &["socialSecurityNumber", "dateOfBirth"], ACCOUNT_BASE, pii);
-        m
+        super::object(&self.shown(pii))
+    }
+
+    /// [`Account::view`] serialized straight from the record (list pages).
+    pub fn shown(&self, pii: PiiLevel) -> Shown<'_, Self> {
+        Shown {
+            rec: self,
+            hide: &["archived", "deleted", "createdIpAddress", "updatedIpAddress"],
+            status: Some(("accountstatus", self.archived)),
+            mask: Some(Mask {
+                always: &["socialSecurityNumber", "dateOfBirth"],
+                base: ACCOUNT_BASE,
+                pii,
+            }),
+        }
     }
 }
 

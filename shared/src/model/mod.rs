@@ -19,6 +19,7 @@ pub mod note;
 pub mod offering;
 pub mod party;
 pub mod payments;
+pub mod shown;
 pub mod subscription;
 pub mod suitability;
 pub mod trade;
@@ -73,25 +74,10 @@ pub fn object(view: &impl serde::Serialize) -> serde_json::Map<String, serde_jso
 
 /// A record's stored fields without the `internal` ones.
 pub fn fields_without(record: &impl serde::Serialize, internal: &[&str]) -> serde_json::Map<String, serde_json::Value> {
-    let mut m = object(record);
-    for field in internal {
-        m.shift_remove(*field);
-    }
-    m
-}
-
-/// A record's public fields: its stored fields without the `internal` ones, plus the
-/// archive status under `status_key` (`Active` or `Archived`).
-pub(crate) fn public_fields(
-    record: &impl serde::Serialize,
-    internal: &[&str],
-    status_key: &str,
-    archived: bool,
-) -> serde_json::Map<String, serde_json::Value> {
-    let mut m = fields_without(record, internal);
-    m.insert(
-        status_key.into(),
-        serde_json::Value::from(if archived { "Archived" } else { "Active" }),
-    );
-    m
+    object(&shown::Shown {
+        rec: record,
+        hide: internal,
+        status: None,
+        mask: None,
+    })
 }

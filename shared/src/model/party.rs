@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::shown::{Mask, Shown};
 use crate::auth::PiiLevel;
-use crate::mask::REDACTED;
 use crate::records::Record;
 
 /// An individual party, stored with the field names of `getParty` / `GET /v3/parties`.
@@ -112,22 +112,30 @@ const PARTY_BASE: &[&str] = &[
 impl Party {
     /// The record of `GET /v3/parties`: `kycStatus` casing, SSN and DOB `REDACTED`.
     pub fn view(&self, pii: PiiLevel) -> Map<String, Value> {
-        let mut m = super::public_fields(
-            self,
-            &["archived", "deleted", "createdIpAddress"],
-            "partystatus",
-            self.archived,
-        );
-        redact(&mut m, &["socialSecurityNumber", "dob"], PARTY_BASE, pii);
-        m
+        super::object(&self.shown(pii))
+    }
+
+    /// [`Party::view`] serialized straight from the record (list pages).
+    pub fn shown(&self, pii: PiiLevel) -> Shown<'_, Self> {
+        Shown {
+            rec: self,
+            hide: &["archived", "deleted", "createdIpAddress"],
+            status: Some(("partystatus", self.archived)),
+            mask: Some(Mask {
+                always: &["socialSecurityNumber", "dob"],
+                base: PARTY_BASE,
+                pii,
+            }),
+        }
     }
 
     /// The record of `getParty` and `searchParty` (OBSERVED.md): the list record without
     /// `partystatus`, SSN and DOB `REDACTED`.
     pub fn details(&self) -> Map<String, Value> {
-        let mut m = self.view(PiiLevel::High);
-        m.shift_remove("partystatus");
-        m
+        super::object(&Shown {
+            status: None,
+            ..self.shown(PiiLevel::High)
+        })
     }
 
     /// Whether `needle` (already lower-cased) is part of the ID, a name, an email address
@@ -147,17 +155,6 @@ impl Party {
         ]
         .iter()
         .any(|f| f.to_lowercase().contains(needle))
-    }
-}
-
-/// SSN and DOB fields become `REDACTED` when set; below `High`, every non-base field too.
-pub(crate) fn redact(m: &mut Map<String, Value>, always: &[&str], base: &[&str], pii: PiiLevel) {
-    for (k, v) in m.iter_mut() {
-        let set = !matches!(v, Value::Null) && v.as_str() != Some("");
-        let hide = always.contains(&k.as_str()) || (pii < PiiLevel::High && !base.contains(&k.as_str()));
-        if hide && set {
-            *v = Value::from(REDACTED);
-        }
     }
 }
 
@@ -212,19 +209,25 @@ crate::records::record!(Entity, "ENTITY", id);
 impl Entity {
     /// The record of `GET /v3/entities` (scope `party.read.pii_high`: every field in clear).
     pub fn view(&self) -> Map<String, Value> {
-        super::public_fields(
-            self,
-            &["archived", "deleted", "createdIpAddress"],
-            "partystatus",
-            self.archived,
-        )
+        super::object(&self.shown())
+    }
+
+    /// [`Entity::view`] serialized straight from the record (list pages).
+    pub fn shown(&self) -> Shown<'_, Self> {
+        Shown {
+            rec: self,
+            hide: &["archived", "deleted", "createdIpAddress"],
+            status: Some(("partystatus", self.archived)),
+            mask: None,
+        }
     }
 
     /// The record of `getEntity` and `searchEntity`: the list record without `partystatus`.
     pub fn details(&self) -> Map<String, Value> {
-        let mut m = self.view();
-        m.shift_remove("partystatus");
-        m
+        super::object(&Shown {
+            status: None,
+            ..self.shown()
+        })
     }
 
     /// Whether `needle` (already lower-cased) is part of the ID, the name, the EIN, an

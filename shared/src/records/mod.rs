@@ -23,6 +23,7 @@ pub mod trade;
 use rust_decimal::Decimal;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 use crate::error::ApiError;
 use crate::ids::sortable;
@@ -290,9 +291,15 @@ pub async fn count<R: Record>(store: &dyn Store, client: &str, include_deleted: 
     Ok(n.and_then(|n| u64::try_from(n).ok()).unwrap_or(0))
 }
 
+/// A list record's view serialized once, to be written into the reply as it is. Views have
+/// string keys, so serializing them cannot fail.
+pub fn raw(view: &impl Serialize) -> Box<RawValue> {
+    serde_json::value::to_raw_value(view).unwrap_or_else(|_| RawValue::NULL.to_owned())
+}
+
 /// One page of a list resource, rendered, with `totalRecords`.
 struct ListPage {
-    records: Vec<serde_json::Map<String, serde_json::Value>>,
+    records: Vec<Box<RawValue>>,
     total: usize,
     offset: usize,
 }
@@ -303,9 +310,8 @@ impl ListPage {
     fn into_reply(self, key: &str) -> crate::Reply {
         let end = (self.offset + self.records.len()).saturating_sub(1);
         let pagination = serde_json::json!({"totalRecords": self.total, "startIndex": self.offset, "endIndex": end});
-        let records = self.records.into_iter().map(serde_json::Value::Object).collect();
         crate::Reply::ok()
-            .with_value(key, serde_json::Value::Array(records))
+            .with_raw(key, raw(&self.records))
             .with_value("pagination", pagination)
     }
 }
@@ -328,7 +334,7 @@ pub async fn list<R: Record>(
     pairs: &[(String, String)],
     spec: &crate::list::ListSpec,
     key: &str,
-    view: impl Fn(&R, &crate::list::ListQuery) -> serde_json::Map<String, serde_json::Value>,
+    view: impl Fn(&R, &crate::list::ListQuery) -> Box<RawValue>,
 ) -> Result<crate::Reply, ApiError> {
     let q = crate::list::parse(pairs, spec)?;
     let page = list_page::<R>(ctx.store(), ctx.client_id(), &q, |r| view(r, &q)).await?;
@@ -345,7 +351,7 @@ async fn list_page<R: Record>(
     store: &dyn Store,
     client: &str,
     q: &crate::list::ListQuery,
-    view: impl Fn(&R) -> serde_json::Map<String, serde_json::Value>,
+    view: impl Fn(&R) -> Box<RawValue>,
 ) -> Result<ListPage, ApiError> {
     use crate::store::{Index, Query, SkRange};
     let keyset = q.keyset();
@@ -397,8 +403,9 @@ async fn list_page<R: Record>(
             let rec = from_item::<R>(item)?.rec;
             if q.deleted || !rec.deleted() {
                 let v = view(&rec);
-                if q.matches(&v) {
-                    all.push(v);
+                let fields = serde_json::from_str(v.get()).map_err(|e| ApiError::internal_from("a list view", e))?;
+                if q.matches(&fields) {
+                    all.push((fields, v));
                 }
             }
         }
@@ -408,9 +415,9 @@ async fn list_page<R: Record>(
         }
     }
     q.check_offset(all.len())?;
-    all.sort_by(|a, b| q.cmp(a, b));
+    all.sort_by(|a, b| q.cmp(&a.0, &b.0));
     let total = all.len();
-    let records = all.into_iter().skip(q.offset).take(q.limit).collect();
+    let records = all.into_iter().skip(q.offset).take(q.limit).map(|(_, v)| v).collect();
     Ok(ListPage {
         records,
         total,

@@ -25,7 +25,7 @@ use rust_decimal::Decimal;
 
 use super::embedded::last_key;
 use super::{
-    eval_cond, CmpOp, Cond, Index, Item, Key, Page, Query, SkRange, Store, StoreError, Update, Val, Write,
+    eval_cond, CmpOp, Cond, Index, Item, Key, Page, Query, Request, SkRange, Store, StoreError, Update, Val, Write,
     MAX_TRANSACTION_WRITES,
 };
 
@@ -83,7 +83,7 @@ impl DynamoStore {
     /// table and its indexes are active. For the local API and tests: in AWS the SAM
     /// template owns the table.
     pub async fn ensure_table(&self) -> Result<(), StoreError> {
-        self.count();
+        self.count(Request::Table);
         match self.client.describe_table().table_name(&self.table).send().await {
             Ok(out) if is_active(out.table.as_ref()) => return Ok(()),
             Ok(_) => {}
@@ -133,7 +133,7 @@ impl DynamoStore {
                     .map_err(backend)?,
             );
         }
-        self.count();
+        self.count(Request::Table);
         let created = self
             .client
             .create_table()
@@ -156,7 +156,7 @@ impl DynamoStore {
         let deadline = tokio::time::Instant::now() + TABLE_ACTIVE_TIMEOUT;
         let mut pause = Duration::from_millis(50);
         loop {
-            self.count();
+            self.count(Request::Table);
             let out = self
                 .client
                 .describe_table()
@@ -179,8 +179,9 @@ impl DynamoStore {
         }
     }
 
-    fn count(&self) {
+    fn count(&self, kind: Request) {
         self.requests.fetch_add(1, Ordering::Relaxed);
+        super::note(kind);
     }
 
     async fn write_one(&self, write: Write) -> Result<(), StoreError> {
@@ -188,7 +189,7 @@ impl DynamoStore {
         match write {
             Write::Put { item, cond } => {
                 let cond = cond.and_then(|c| ex.cond(&c));
-                self.count();
+                self.count(Request::Write);
                 self.client
                     .put_item()
                     .table_name(&self.table)
@@ -203,7 +204,7 @@ impl DynamoStore {
             }
             Write::Delete { key, cond } => {
                 let cond = cond.and_then(|c| ex.cond(&c));
-                self.count();
+                self.count(Request::Write);
                 self.client
                     .delete_item()
                     .table_name(&self.table)
@@ -233,7 +234,7 @@ impl DynamoStore {
         let mut ex = Expr::default();
         let update = ex.update_or_noop(ops);
         let cond = cond.and_then(|c| ex.cond(c));
-        self.count();
+        self.count(Request::Write);
         let out = self
             .client
             .update_item()
@@ -253,7 +254,7 @@ impl DynamoStore {
             .iter()
             .map(|w| self.transact_item(w))
             .collect::<Result<Vec<_>, _>>()?;
-        self.count();
+        self.count(Request::Write);
         let result = self
             .client
             .transact_write_items()
@@ -387,7 +388,7 @@ fn validate(writes: &[Write]) -> Result<(), StoreError> {
 #[async_trait]
 impl Store for DynamoStore {
     async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
-        self.count();
+        self.count(Request::Read);
         let out = self
             .client
             .get_item()
@@ -453,7 +454,7 @@ impl Store for DynamoStore {
             }
         }
         let start = q.start.as_ref().map(|s| to_attr_map(&last_key(q.index, s)));
-        self.count();
+        self.count(Request::Read);
         let out = self
             .client
             .query()

@@ -31,8 +31,8 @@ use redb::{Database, ReadableDatabase, ReadableTable, Table, TableDefinition};
 use tokio::sync::oneshot;
 
 use super::{
-    apply_updates, eval_cond, Cond, Index, Item, Key, Page, Query, SkRange, Store, StoreError, Update, Val, Write,
-    MAX_TRANSACTION_WRITES,
+    apply_updates, eval_cond, Cond, Index, Item, Key, Page, Query, Request, SkRange, Store, StoreError, Update, Val,
+    Write, MAX_TRANSACTION_WRITES,
 };
 
 const ITEMS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("items");
@@ -126,8 +126,9 @@ impl EmbeddedStore {
         })
     }
 
-    fn count(&self) {
+    fn count(&self, kind: Request) {
         self.requests.fetch_add(1, Ordering::Relaxed);
+        super::note(kind);
     }
 
     async fn submit(&self, writes: Vec<Write>, returning: bool) -> JobResult {
@@ -497,17 +498,17 @@ pub(crate) fn last_key(index: Index, item: &Item) -> Item {
 #[async_trait]
 impl Store for EmbeddedStore {
     async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
-        self.count();
+        self.count(Request::Read);
         self.get_sync(key)
     }
 
     async fn write(&self, writes: Vec<Write>) -> Result<(), StoreError> {
-        self.count();
+        self.count(Request::Write);
         self.submit(writes, false).await.map(|_| ())
     }
 
     async fn update(&self, key: &Key, ops: Vec<Update>, cond: Option<Cond>) -> Result<Item, StoreError> {
-        self.count();
+        self.count(Request::Write);
         let w = Write::Update {
             key: key.clone(),
             ops,
@@ -519,7 +520,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn query(&self, q: &Query) -> Result<Page, StoreError> {
-        self.count();
+        self.count(Request::Read);
         self.query_sync(q)
     }
 

@@ -251,6 +251,50 @@ pub trait Store: Send + Sync {
     fn requests(&self) -> u64;
 }
 
+/// What one store request is, for [`counting`].
+#[derive(Clone, Copy)]
+pub(crate) enum Request {
+    Read,
+    Write,
+    /// Creating or describing the table (local API and tests), never an operation's.
+    Table,
+}
+
+/// The store requests one task made: reads (`GetItem`, `Query` pages) and writes (a
+/// conditional write, an update or one `TransactWriteItems`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cost {
+    pub reads: u32,
+    pub writes: u32,
+}
+
+tokio::task_local! {
+    static COST: std::cell::Cell<Cost>;
+}
+
+/// Runs `f`, counting the store requests made on its own task: a request's cost, with no
+/// background worker's or other request's requests in it (tasks `f` spawns are not counted).
+pub async fn counting<F: std::future::Future>(f: F) -> (F::Output, Cost) {
+    COST.scope(std::cell::Cell::new(Cost::default()), async {
+        let out = f.await;
+        (out, COST.with(std::cell::Cell::get))
+    })
+    .await
+}
+
+/// Adds one request to the running task's [`counting`], if any.
+pub(crate) fn note(kind: Request) {
+    let _ = COST.try_with(|c| {
+        let mut cost = c.get();
+        match kind {
+            Request::Read => cost.reads += 1,
+            Request::Write => cost.writes += 1,
+            Request::Table => return,
+        }
+        c.set(cost);
+    });
+}
+
 /// Commits `writes` as one transaction, once: `false` when a condition did not hold (nothing
 /// written). For records outside any client's operations (the operator's client records),
 /// where a failed condition is the caller's answer rather than a reason to re-plan.
