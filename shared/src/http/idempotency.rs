@@ -104,19 +104,25 @@ pub async fn claim(
     let mut item = k.item();
     item.insert("fp".into(), Val::S(fingerprint.to_owned()));
     item.insert("ttl".into(), Val::from(held.expires));
-    let existing = store.get(&k).await?;
-    let live = existing
-        .as_ref()
-        .filter(|i| i.get("ttl").and_then(Val::as_num).is_some_and(|t| t >= now.into()));
-    if let Some(found) = live {
-        return earlier(found, fingerprint);
-    }
-    // Free, or held by an expired answer (DynamoDB removes those within days, not at once).
-    let cond = match existing {
-        None => Cond::NotExists,
-        Some(_) => Cond::Cmp("ttl".into(), CmpOp::Lt, Val::from(now)),
+    let put = |cond| Write::Put {
+        item: item.clone(),
+        cond: Some(cond),
     };
-    match store.write(vec![Write::Put { item, cond: Some(cond) }]).await {
+    // A fresh key, the usual case, costs one conditional write.
+    match store.write(vec![put(Cond::NotExists)]).await {
+        Ok(()) => return Ok(Claim::Fresh(held)),
+        Err(StoreError::ConditionFailed { .. }) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let found = store.get(&k).await?.ok_or_else(in_flight)?;
+    if found.get("ttl").and_then(Val::as_num).is_some_and(|t| t >= now.into()) {
+        return earlier(&found, fingerprint);
+    }
+    // Held by an expired answer (DynamoDB removes those within days, not at once).
+    match store
+        .write(vec![put(Cond::Cmp("ttl".into(), CmpOp::Lt, Val::from(now)))])
+        .await
+    {
         Ok(()) => Ok(Claim::Fresh(held)),
         // A twin claimed it first.
         Err(StoreError::ConditionFailed { .. }) => match store.get(&k).await? {
