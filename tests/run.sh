@@ -31,4 +31,5 @@ fi
 costs=target/costs.jsonl
 mkdir -p target && rm -f "$costs"
 IPS_COSTS_LOG="$PWD/$costs" cargo test --workspace
-python3 tests/costs.py "$costs"
+# (.venv: check-wiring.py, which lists the operations, reads YAML; moto brings PyYAML.)
+.venv/bin/python tests/costs.py "$costs"
