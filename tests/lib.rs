@@ -425,7 +425,8 @@ impl TestApp {
         } else {
             serde_json::from_slice(&bytes).expect("JSON body")
         };
-        if let Some(label) = label {
+        // A replayed answer (an Idempotency-Key used again) is not the operation's cost.
+        if let Some(label) = label.filter(|_| !head.headers.contains_key("idempotent-replayed")) {
             self.log_cost(&label, head.status.as_u16(), &json, cost);
         }
         Resp {
