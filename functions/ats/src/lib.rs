@@ -24,10 +24,11 @@ pub const FUNCTION: Function = Function {
 
 /// Every route of the ATS group, its operator endpoints included.
 pub fn routes() -> Routes {
-    Routes::new()
-        .merge(orders::routes())
-        .merge(hours::routes())
-        .merge(lists::routes())
-        .merge(operator::routes())
-        .merge(book::routes())
+    Routes::of(&[
+        orders::routes,
+        hours::routes,
+        lists::routes,
+        operator::routes,
+        book::routes,
+    ])
 }

@@ -4,10 +4,10 @@
 
 use http::Method;
 use shared::auth::PiiLevel;
-use shared::http::router::ScopeReq;
+use shared::http::router::{Handler, ScopeReq};
 use shared::list::ListSpec;
 use shared::model::ats::{AtsOrder, MatchedTrade};
-use shared::{op, records, ApiError, Ctx, Params, Reply, Routes};
+use shared::{list_op, Routes};
 
 const ORDERS: ListSpec = ListSpec::newest_first("orderId")
     .indexed_by("executionTime")
@@ -43,24 +43,14 @@ const TRADES: ListSpec = ListSpec::newest_first("matchId")
     .texts(&["executionTime", "securityName"]);
 
 /// `GET /v3/ppex/orders`: `ppex_orders` and `pagination`.
-async fn orders(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    records::list::<AtsOrder>(&ctx, p.query_pairs(), &ORDERS, "ppex_orders", |o, _| {
-        records::raw(&o.view())
-    })
-    .await
-}
+const ORDERS_OP: Handler = list_op!(AtsOrder, ORDERS, "ppex_orders", |o, _ctx| o.view());
 
 /// `GET /v3/ppex/trades`: `ppex_trades` and `pagination`.
-async fn trades(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    records::list::<MatchedTrade>(&ctx, p.query_pairs(), &TRADES, "ppex_trades", |m, _| {
-        records::raw(&m.view())
-    })
-    .await
-}
+const TRADES_OP: Handler = list_op!(MatchedTrade, TRADES, "ppex_trades", |m, _ctx| m.view());
 
 pub fn routes() -> Routes {
     const READ: ScopeReq = ScopeReq::new("ats.read", PiiLevel::Low, "ats.read");
     Routes::new()
-        .resource(Method::GET, "/v3/ppex/orders", READ, op!(orders))
-        .resource(Method::GET, "/v3/ppex/trades", READ, op!(trades))
+        .resource(Method::GET, "/v3/ppex/orders", READ, ORDERS_OP)
+        .resource(Method::GET, "/v3/ppex/trades", READ, TRADES_OP)
 }

@@ -26,11 +26,12 @@ pub const FUNCTION: Function = Function {
 /// Every route of the custody group, its operator endpoints and e-signature effect
 /// included.
 pub fn routes() -> Routes {
-    Routes::new()
-        .merge(agreement::routes())
-        .merge(requests::routes())
-        .merge(accounts::routes())
-        .merge(supplements::routes())
-        .merge(moves::routes())
-        .merge(disbursements::routes())
+    Routes::of(&[
+        agreement::routes,
+        requests::routes,
+        accounts::routes,
+        supplements::routes,
+        moves::routes,
+        disbursements::routes,
+    ])
 }

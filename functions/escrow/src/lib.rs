@@ -20,5 +20,5 @@ pub const FUNCTION: Function = Function {
 
 /// Every route of the escrow group, its operator endpoints included.
 pub fn routes() -> Routes {
-    Routes::new().merge(balances::routes()).merge(reconcile::routes())
+    Routes::of(&[balances::routes, reconcile::routes])
 }

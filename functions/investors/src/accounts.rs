@@ -5,14 +5,14 @@
 use http::Method;
 use serde_json::{Map, Value};
 use shared::auth::PiiLevel;
-use shared::http::router::ScopeReq;
+use shared::http::router::{Handler, ScopeReq};
 use shared::list::ListSpec;
 use shared::model::account::{AccountIds, AccountRef, ArchiveView, READ_ONLY};
 use shared::model::ids::no_account;
 use shared::model::{validate, Account};
 use shared::records::{self, Record};
 use shared::webhooks::{value_text, view_event, Event};
-use shared::{op, Routes};
+use shared::{list_op, op, Routes};
 use shared::{ApiError, Ctx, Params, Plan, Reply};
 
 /// createAccount's parameters: (stored field, accepted names). The first name is the one
@@ -181,12 +181,7 @@ const LIST: ListSpec = ListSpec {
 };
 
 /// `GET /v3/accounts`: scope `account.read` at any PII level; equality filters only.
-pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    records::list::<Account>(&ctx, p.query_pairs(), &LIST, "accounts", |r, _| {
-        records::raw(&r.shown(ctx.pii))
-    })
-    .await
-}
+const LIST_OP: Handler = list_op!(Account, LIST, "accounts", |r, ctx| r.shown(ctx.pii));
 
 async fn load_live(ctx: &Ctx, id: &str) -> Result<records::Stored<Account>, ApiError> {
     records::live::<Account>(ctx, id, || ApiError::not_found(format!("Account {id} not found"))).await
@@ -534,7 +529,7 @@ pub fn routes() -> Routes {
         .op("updateAccountArchiveStatus", op!(archive))
         .op("getAllAccounts", op!(get_all))
         .op("searchAccount", op!(search))
-        .resource(Method::GET, "/v3/accounts", READ, op!(list))
+        .resource(Method::GET, "/v3/accounts", READ, LIST_OP)
         .resource(Method::GET, "/v3/accounts/{accountId}", READ, op!(read))
         .resource(Method::PATCH, "/v3/accounts/{accountId}", WRITE, op!(patch))
 }

@@ -3,14 +3,14 @@
 
 use http::Method;
 use shared::auth::PiiLevel;
-use shared::http::router::ScopeReq;
+use shared::http::router::{Handler, ScopeReq};
 use shared::list::ListSpec;
 use shared::model::ids::no_party;
 use shared::model::party::{PartyRef, Setter};
 use shared::model::{validate, Entity};
 use shared::records;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
-use shared::{op, Routes};
+use shared::{list_op, op, Routes};
 
 use crate::support::{apply_texts, require, Checks};
 
@@ -157,12 +157,7 @@ const LIST: ListSpec = ListSpec::newest_first("partyId").numbers(&["totalAssets"
 ]);
 
 /// `GET /v3/entities`: newest first, scope `party.read.pii_high`.
-pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    records::list::<Entity>(&ctx, p.query_pairs(), &LIST, "entities", |e, _| {
-        records::raw(&e.shown())
-    })
-    .await
-}
+const LIST_OP: Handler = list_op!(Entity, LIST, "entities", |e, _ctx| e.shown());
 
 /// The entity routes.
 pub fn routes() -> Routes {
@@ -173,5 +168,5 @@ pub fn routes() -> Routes {
         .op("getEntity", op!(get))
         .op("searchEntity", op!(search))
         .op("deleteEntity", op!(delete))
-        .resource(Method::GET, "/v3/entities", READ, op!(list))
+        .resource(Method::GET, "/v3/entities", READ, LIST_OP)
 }

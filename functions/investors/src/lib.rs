@@ -28,18 +28,19 @@ pub const FUNCTION: Function = Function {
 
 /// Every route of the investors group.
 pub fn routes() -> Routes {
-    Routes::new()
-        .merge(accounts::routes())
-        .merge(parties::routes())
-        .merge(entities::routes())
-        .merge(entity_supp::routes())
-        .merge(archive::routes())
-        .merge(links::routes())
-        .merge(notes::routes())
-        .merge(suitability::routes())
-        .merge(kyc::routes())
-        .merge(kyc_review::routes())
-        .merge(accreditation::routes())
-        .merge(documents::routes())
-        .merge(ai_documents::routes())
+    Routes::of(&[
+        accounts::routes,
+        parties::routes,
+        entities::routes,
+        entity_supp::routes,
+        archive::routes,
+        links::routes,
+        notes::routes,
+        suitability::routes,
+        kyc::routes,
+        kyc_review::routes,
+        accreditation::routes,
+        documents::routes,
+        ai_documents::routes,
+    ])
 }

@@ -18,8 +18,8 @@ use crate::accounts::{existing_account, live_account};
 use crate::parties::live_party;
 use http::Method;
 use shared::auth::PiiLevel;
-use shared::http::router::ScopeReq;
-use shared::{op, Routes};
+use shared::http::router::{Handler, ScopeReq};
+use shared::{list_op, op, Routes};
 
 /// The canonical spelling of `v` among `allowed` (matched case-insensitively), or `106`.
 fn one_of(name: &str, v: &str, allowed: &[&'static str]) -> Result<&'static str, ApiError> {
@@ -199,9 +199,7 @@ const LIST: ListSpec = ListSpec::newest_first("id").numbers(&["primary_value"]).
 ]);
 
 /// `GET /v3/links`: scope `link.read`, newest first.
-pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    records::list::<Link>(&ctx, p.query_pairs(), &LIST, "links", |l, _| records::raw(&l.view())).await
-}
+const LIST_OP: Handler = list_op!(Link, LIST, "links", |l, _ctx| l.view());
 
 /// The link routes.
 pub fn routes() -> Routes {
@@ -211,5 +209,5 @@ pub fn routes() -> Routes {
         .op("getLink", op!(get))
         .op("deleteLink", op!(delete))
         .op("getAllLinks", op!(get_all))
-        .resource(Method::GET, "/v3/links", READ, op!(list))
+        .resource(Method::GET, "/v3/links", READ, LIST_OP)
 }

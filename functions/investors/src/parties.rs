@@ -4,7 +4,7 @@
 use http::Method;
 use serde_json::{Map, Value};
 use shared::auth::PiiLevel;
-use shared::http::router::ScopeReq;
+use shared::http::router::{Handler, ScopeReq};
 use shared::list::ListSpec;
 use shared::model::ids::no_party;
 use shared::model::party::{PartyRecord, Setter};
@@ -13,7 +13,7 @@ use shared::model::{Entity, Party};
 use shared::records;
 use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
-use shared::{op, Routes};
+use shared::{list_op, op, Routes};
 
 use crate::support::{all, apply_texts, flag_param, int_at_least, require, Checks};
 
@@ -286,12 +286,7 @@ const LIST: ListSpec = ListSpec::newest_first("partyId")
     ]);
 
 /// `GET /v3/parties`: individual parties, newest first.
-pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    records::list::<Party>(&ctx, p.query_pairs(), &LIST, "parties", |r, _| {
-        records::raw(&r.shown(ctx.pii))
-    })
-    .await
-}
+const LIST_OP: Handler = list_op!(Party, LIST, "parties", |r, ctx| r.shown(ctx.pii));
 
 /// `GET /v3/parties/{partyId}`: one party, `1404` when unknown or deleted.
 pub async fn read(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
@@ -310,6 +305,6 @@ pub fn routes() -> Routes {
         .op("searchParty", op!(search))
         .op("getAllParties", op!(get_all))
         .op("deleteParty", op!(delete))
-        .resource(Method::GET, "/v3/parties", READ, op!(list))
+        .resource(Method::GET, "/v3/parties", READ, LIST_OP)
         .resource(Method::GET, "/v3/parties/{partyId}", READ, op!(read))
 }

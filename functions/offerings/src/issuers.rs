@@ -4,7 +4,7 @@
 use http::Method;
 use serde::Serialize;
 use shared::auth::PiiLevel;
-use shared::http::router::ScopeReq;
+use shared::http::router::{Handler, ScopeReq};
 use shared::list::ListSpec;
 use shared::model::ids::IssuerId;
 use shared::model::issuer::{Issuer, IssuerAccount};
@@ -12,7 +12,7 @@ use shared::model::Stamps;
 use shared::records;
 use shared::records::issuer::live_issuer;
 use shared::webhooks::view_event;
-use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
+use shared::{insert_array, list_op, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use crate::support::{issuer_id, required_if_permitted};
 
@@ -209,12 +209,7 @@ const LIST: ListSpec = ListSpec::newest_first("issuerId").texts(&[
 ]);
 
 /// `GET /v3/issuers`: scope `issuer.read.pii_medium` (or higher), newest first.
-pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    records::list::<Issuer>(&ctx, p.query_pairs(), &LIST, "issuers", |i, _| {
-        records::raw(&i.list_view())
-    })
-    .await
-}
+const LIST_OP: Handler = list_op!(Issuer, LIST, "issuers", |i, _ctx| i.list_view());
 
 /// The issuer routes.
 pub fn routes() -> Routes {
@@ -225,5 +220,5 @@ pub fn routes() -> Routes {
         .op("getIssuer", op!(get))
         .op("deleteIssuer", op!(delete))
         .op("getAllIssuers", op!(get_all))
-        .resource(Method::GET, "/v3/issuers", READ, op!(list))
+        .resource(Method::GET, "/v3/issuers", READ, LIST_OP)
 }

@@ -26,12 +26,13 @@ pub const FUNCTION: Function = Function {
 
 /// Every route of the offerings group.
 pub fn routes() -> Routes {
-    Routes::new()
-        .merge(issuers::routes())
-        .merge(issuer_accounts::routes())
-        .merge(offerings::routes())
-        .merge(lifecycle::routes())
-        .merge(funding::routes())
-        .merge(documents::routes())
-        .merge(subscriptions::routes())
+    Routes::of(&[
+        issuers::routes,
+        issuer_accounts::routes,
+        offerings::routes,
+        lifecycle::routes,
+        funding::routes,
+        documents::routes,
+        subscriptions::routes,
+    ])
 }

@@ -5,7 +5,7 @@ use http::Method;
 use rust_decimal::Decimal;
 use serde::Serialize;
 use shared::auth::PiiLevel;
-use shared::http::router::ScopeReq;
+use shared::http::router::{Handler, ScopeReq};
 use shared::list::ListSpec;
 use shared::model::offering::{status, Offering, ISSUE_TYPES};
 use shared::model::validate;
@@ -14,7 +14,7 @@ use shared::records::issuer::live_issuer;
 use shared::records::offering::{self, attr};
 use shared::store::{CmpOp, Cond, Update, Val};
 use shared::webhooks::view_event;
-use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
+use shared::{insert_array, list_op, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use crate::support::{issuer_id, live_offering, offering_id};
 
@@ -381,12 +381,7 @@ const LIST: ListSpec = ListSpec::newest_first("offeringId")
 
 /// `GET /v3/offerings`: scope `offering.read` (any PII level: offerings hold no PII),
 /// newest first.
-pub async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    records::list::<Offering>(&ctx, p.query_pairs(), &LIST, "offerings", |o, _| {
-        records::raw(&o.list_view())
-    })
-    .await
-}
+const LIST_OP: Handler = list_op!(Offering, LIST, "offerings", |o, _ctx| o.list_view());
 
 /// The offering routes.
 pub fn routes() -> Routes {
@@ -397,5 +392,5 @@ pub fn routes() -> Routes {
         .op("getOffering", op!(get))
         .op("getAllOffers", op!(get_all))
         .op("searchOffering", op!(search))
-        .resource(Method::GET, "/v3/offerings", READ, op!(list))
+        .resource(Method::GET, "/v3/offerings", READ, LIST_OP)
 }

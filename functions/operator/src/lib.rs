@@ -14,10 +14,11 @@ use shared::Routes;
 
 /// Every operator endpoint.
 pub fn routes() -> Routes {
-    Routes::new()
-        .merge(clients::routes())
-        .merge(flags::routes())
-        .merge(reviews::routes())
-        .merge(offerings::routes())
-        .merge(esign::routes())
+    Routes::of(&[
+        clients::routes,
+        flags::routes,
+        reviews::routes,
+        offerings::routes,
+        esign::routes,
+    ])
 }

@@ -24,11 +24,12 @@ pub const FUNCTION: Function = Function {
 
 /// Every route of the payments group, its operator endpoints included.
 pub fn routes() -> Routes {
-    Routes::new()
-        .merge(external::routes())
-        .merge(ach::routes())
-        .merge(settings::routes())
-        .merge(batch::routes())
-        .merge(cards::routes())
-        .merge(links::routes())
+    Routes::of(&[
+        external::routes,
+        ach::routes,
+        settings::routes,
+        batch::routes,
+        cards::routes,
+        links::routes,
+    ])
 }

@@ -8,15 +8,16 @@ use shared::{Function, Routes};
 /// Every route of every group and of the operator API. A name registered twice fails
 /// `Routes::checked`, so no function starts with it.
 pub fn all_routes() -> Routes {
-    Routes::new()
-        .merge(investors::routes())
-        .merge(offerings::routes())
-        .merge(trades::routes())
-        .merge(payments::routes())
-        .merge(custody::routes())
-        .merge(escrow::routes())
-        .merge(ats::routes())
-        .merge(operator::routes())
+    Routes::of(&[
+        investors::routes,
+        offerings::routes,
+        trades::routes,
+        payments::routes,
+        custody::routes,
+        escrow::routes,
+        ats::routes,
+        operator::routes,
+    ])
 }
 
 /// The incumbent's path prefix, `/tapiv3/index.php/v3/<operation>`, for every group: API

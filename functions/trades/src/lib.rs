@@ -40,14 +40,15 @@ pub const FUNCTION: Function = Function {
 
 /// Every route of the trades group.
 pub fn routes() -> Routes {
-    let routes = Routes::new()
-        .merge(create::routes())
-        .merge(reads::routes())
-        .merge(edits::routes())
-        .merge(status::routes())
-        .merge(notes::routes())
-        .merge(documents::routes())
-        .merge(esign::routes());
+    let routes = Routes::of(&[
+        create::routes,
+        reads::routes,
+        edits::routes,
+        status::routes,
+        notes::routes,
+        documents::routes,
+        esign::routes,
+    ]);
     ESIGN_EFFECTS
         .iter()
         .fold(routes, |r, (purpose, effect)| r.esign_effect(purpose, effect))

@@ -204,6 +204,11 @@ impl Routes {
         self
     }
 
+    /// The routes of every part, merged in order (a name two parts register is a conflict).
+    pub fn of(parts: &[fn() -> Routes]) -> Self {
+        parts.iter().fold(Routes::new(), |all, part| all.merge(part()))
+    }
+
     /// Every route of `other` added to these; a name, path or purpose both register is a
     /// conflict.
     pub fn merge(mut self, other: Routes) -> Self {
@@ -361,6 +366,25 @@ impl Routes {
 macro_rules! op {
     ($f:path) => {
         |ctx, params| Box::pin($f(ctx, params))
+    };
+}
+
+/// A list endpoint as a [`Handler`]: one page of the caller's records of a kind, read by the
+/// `ListSpec` from the query, each written as `view` under `key` with `pagination`. The view
+/// names the record and the request's `Ctx`: `list_op!(Party, LIST, "parties", |p, ctx|
+/// p.shown(ctx.pii))`.
+#[macro_export]
+macro_rules! list_op {
+    ($kind:ty, $spec:path, $key:literal, |$r:ident, $c:ident| $view:expr) => {
+        |ctx, params| {
+            Box::pin(async move {
+                let $c = &ctx;
+                $crate::records::list::<$kind>($c, params.query_pairs(), &$spec, $key, |$r, _| {
+                    $crate::records::raw(&$view)
+                })
+                .await
+            })
+        }
     };
 }
 
