@@ -48,9 +48,10 @@ OPERATOR_BINARY = "operator"
 LEGACY_BINARY = "legacy"
 LEGACY_ROUTE = ("ANY", "/tapiv3/index.php/v3/{operation}")
 FORBIDDEN_ACTION = "dynamodb:Scan"
-# The one table of every crate's routes, and how it names a crate.
+# The one table of every crate's routes (`Routes::of(&[investors::routes, ...])`), and how it
+# names a crate.
 ALL_ROUTES = ROOT / "functions" / "service" / "src" / "lib.rs"
-ALL_ROUTES_RE = re.compile(r"\.merge\(\s*([A-Za-z0-9_]+)::routes\(\)\s*\)")
+ALL_ROUTES_RE = re.compile(r"\b([A-Za-z0-9_]+)::routes\b")
 OPERATOR_RE = re.compile(r"\.operator\(\s*Method::")
 # Routes the shared kernel answers itself: unknown operations (1404), health, the legacy prefix.
 KERNEL_ROUTES = {
