@@ -1,6 +1,6 @@
 //! The investors function: API Gateway events through the shared kernel.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::logging::init(true);
     shared::lambda::serve(investors::FUNCTION).await

@@ -1,6 +1,6 @@
 //! The trades function: API Gateway events through the shared kernel.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::logging::init(true);
     shared::lambda::serve(trades::FUNCTION).await

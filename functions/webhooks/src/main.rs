@@ -16,7 +16,7 @@ enum Input {
     },
 }
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_runtime::Error> {
     shared::logging::init(true);
     let ports = shared::lambda::ports().await?;
