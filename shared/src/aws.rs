@@ -20,10 +20,9 @@ use base64::Engine;
 /// version.
 ///
 /// HTTPS goes through `aws-smithy-http-client` on rustls with the `ring` provider. Its trust
-/// store holds the Mozilla root certificates bundled in the binary (`webpki-root-certs`) and
-/// never the system's native store: loading the native store costs about 5 ms of cold
-/// start, the bundled roots about 1 ms (118 certificates PEM-encoded here in about 0.25 ms,
-/// then decoded and parsed by the SDK; measured at opt-level 3).
+/// store holds the roots AWS endpoints chain to, picked from the Mozilla roots bundled in the
+/// binary (`webpki-root-certs`, see [`aws_roots`]), and never the system's native store:
+/// loading the native store costs about 5 ms of cold start.
 ///
 /// The result is deliberately not memoized in a global: its HTTP client owns a connection
 /// pool whose connections belong to the Tokio runtime that opened them, so a config shared

@@ -161,9 +161,11 @@ impl Drop for EmbeddedStore {
 
 /// How long a batch waits for more writers, each time one more has joined it.
 const COMMIT_DELAY: Duration = Duration::from_micros(200);
-/// The most a batch waits in all, and the size at which it stops waiting.
+/// The most a batch waits in all (give or take the sleep's wake-up), and the size at which it
+/// stops waiting (one drain may still take it up to `MAX_BATCH`).
 const MAX_COMMIT_WAIT: Duration = Duration::from_millis(1);
 const FULL_BATCH: usize = 64;
+const MAX_BATCH: usize = 512;
 
 fn committer(db: &Database, jobs: mpsc::Receiver<Job>) {
     let mut stopped: Option<StoreError> = None;
@@ -175,9 +177,12 @@ fn committer(db: &Database, jobs: mpsc::Receiver<Job>) {
         // two fsyncs. A lone writer waits one COMMIT_DELAY. A little latency under load for
         // much less CPU per write.
         let started = Instant::now();
-        while batch.len() < FULL_BATCH && started.elapsed() < MAX_COMMIT_WAIT {
+        while batch.len() < FULL_BATCH {
+            let Some(left) = MAX_COMMIT_WAIT.checked_sub(started.elapsed()).filter(|d| !d.is_zero()) else {
+                break;
+            };
             let before = batch.len();
-            std::thread::sleep(COMMIT_DELAY);
+            std::thread::sleep(COMMIT_DELAY.min(left));
             drain(&jobs, &mut batch);
             if batch.len() == before {
                 break;
@@ -206,7 +211,7 @@ fn committer(db: &Database, jobs: mpsc::Receiver<Job>) {
 }
 
 fn drain(jobs: &mpsc::Receiver<Job>, batch: &mut Vec<Job>) {
-    while batch.len() < 512 {
+    while batch.len() < MAX_BATCH {
         match jobs.try_recv() {
             Ok(job) => batch.push(job),
             Err(_) => break,
