@@ -11,11 +11,18 @@ if [ ! -x .venv/bin/moto_server ]; then
   .venv/bin/pip install --quiet "moto[server]==${MOTO_VERSION}"
 fi
 
+# What the run writes to the temporary directory (the tests' blob stores and data
+# directories, moto's log) goes in one directory of its own, removed at the end: left
+# behind, a few hundred runs filled the disk.
+run_tmp=$(mktemp -d "${TMPDIR:-/tmp}/ips-tests.XXXXXX")
+export TMPDIR="$run_tmp"
+moto_pid=""
+trap 'kill $moto_pid 2>/dev/null || true; rm -rf "$run_tmp"' EXIT
+
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 # DynamoDB requests one at a time, as DynamoDB isolates them (see tests/moto_serial.py).
-.venv/bin/python tests/moto_serial.py -H 127.0.0.1 -p "$port" >"${TMPDIR:-/tmp}/ips-moto-$port.log" 2>&1 &
+.venv/bin/python tests/moto_serial.py -H 127.0.0.1 -p "$port" >"$run_tmp/moto.log" 2>&1 &
 moto_pid=$!
-trap 'kill $moto_pid 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
   curl -fs "http://127.0.0.1:$port/moto-api/" >/dev/null 2>&1 && break
   sleep 0.1
