@@ -71,3 +71,11 @@ pub fn with<'a>(base: &[(&'a str, &'a str)], extra: &[(&'a str, &'a str)]) -> Ve
 pub fn without<'a>(base: &[(&'a str, &'a str)], drop: &[&str]) -> Vec<(&'a str, &'a str)> {
     base.iter().filter(|(k, _)| !drop.contains(k)).copied().collect()
 }
+
+/// An issuer account's required fields (createIssuerAccount), without its `issuerId`.
+pub const ISSUER_ACCOUNT: &[(&str, &str)] = &[
+    ("companyName", "Acme Capital LLC"),
+    ("companyState", "TX"),
+    ("createdIpAddress", "10.0.0.1"),
+    ("issuingCountry", "USA"),
+];

@@ -15,8 +15,8 @@ use shared::model::kyc::KycRequest;
 use shared::model::market_hours::DAYS;
 use shared::records;
 
-use crate::fixtures::{approved_offering_as, code, create_account, create_entity, link, with};
-use crate::fixtures::{ACCOUNT, ENTITY, OFFERING, PARTY};
+use crate::fixtures::{approved_offering_as, code, create_account, create_entity, create_trade, link, with};
+use crate::fixtures::{ACCOUNT, ENTITY, ISSUER_ACCOUNT, OFFERING, PARTY};
 use crate::trades::investor;
 
 /// Client A's records.
@@ -82,19 +82,7 @@ async fn seed(t: &TestApp) -> Seeded {
     code(&l, "101");
     let link_id = l.inserted("linkDetails")["id"].as_str().unwrap().to_owned();
     let (offering, issuer) = approved_offering_as(t, &t.creds()).await;
-    let r = t
-        .post(
-            "createTrade",
-            &[
-                ("accountId", &account),
-                ("offeringId", &offering),
-                ("transactionType", "ACH"),
-                ("transactionUnits", "5"),
-            ],
-        )
-        .await;
-    code(&r, "101");
-    let trade = r.inserted("purchaseDetails")["tradeId"].as_str().unwrap().to_owned();
+    let trade = create_trade(t, &account, &offering, "5").await;
     let ext = [
         ("types", "Account"),
         ("accountId", account.as_str()),
@@ -160,17 +148,8 @@ async fn seed(t: &TestApp) -> Seeded {
     code(&t.post("createCustodyAgreementAttestation", &attest).await, "101");
     let r = t.post("createCustodyAccountRequest", &[("accountId", &account)]).await;
     code(&r, "101");
-    let custody = r.json["custodialAccountDetails"][0]["custAccRequestID"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let issuer_account = [
-        ("issuerId", issuer.as_str()),
-        ("companyName", "Acme Capital LLC"),
-        ("companyState", "TX"),
-        ("createdIpAddress", "10.0.0.1"),
-        ("issuingCountry", "USA"),
-    ];
+    let custody = at(&r, "/custodialAccountDetails/0/custAccRequestID");
+    let issuer_account = with(ISSUER_ACCOUNT, &[("issuerId", issuer.as_str())]);
     code(&t.put("createIssuerAccount", &issuer_account).await, "101");
 
     // Notes, accreditation request, manual KYC request (of the account).
@@ -504,9 +483,9 @@ async fn snapshot(t: &TestApp, a: &Seeded) -> Vec<(&'static str, Value)> {
     // The manual KYC request has no read of its own.
     let kyc = records::load::<KycRequest>(t.store(), &t.client_id, id("accountId"))
         .await
-        .unwrap()
+        .expect("the store answers")
         .expect("A's KYC request");
-    out.push(("KYC request", serde_json::to_value(kyc.rec).unwrap()));
+    out.push(("KYC request", serde_json::to_value(kyc.rec).expect("a record is JSON")));
     out
 }
 

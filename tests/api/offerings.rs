@@ -14,14 +14,7 @@ use shared::records::issuer::custodian_write;
 use shared::records::offering::{self as model, change_write, purchase_write, release_shares, reserve_shares};
 use shared::store::{Store, StoreError};
 
-use crate::fixtures::{with, without, ISSUER, OFFERING};
-
-const ACCOUNT: &[(&str, &str)] = &[
-    ("companyName", "Acme Capital LLC"),
-    ("companyState", "TX"),
-    ("createdIpAddress", "10.0.0.1"),
-    ("issuingCountry", "USA"),
-];
+use crate::fixtures::{with, without, ISSUER, ISSUER_ACCOUNT, OFFERING};
 
 fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
     v.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
@@ -290,7 +283,10 @@ both!(get_and_delete_issuer_errors, |t: TestApp| async move {
     t.register_webhook("deleteIssuer", &[&hook.url]).await;
     let id = issuer(&t).await;
     let r = t
-        .put("createIssuerAccount", &with(ACCOUNT, &[("issuerId", id.as_str())]))
+        .put(
+            "createIssuerAccount",
+            &with(ISSUER_ACCOUNT, &[("issuerId", id.as_str())]),
+        )
         .await;
     assert_eq!(r.code(), "101");
     let r = t.post("deleteIssuer", &[("issuerId", &id)]).await;
@@ -400,7 +396,7 @@ both!(
         t.register_webhook("createIssuerAccount", &[&hook.url]).await;
         let id = issuer(&t).await;
         let mut params = with(
-            ACCOUNT,
+            ISSUER_ACCOUNT,
             &[
                 ("socialSecurityNumber", "123-45-6789"),
                 ("dob", "01-02-1980"),
@@ -531,7 +527,7 @@ both!(
 
 both!(create_issuer_account_rejections, |t: TestApp| async move {
     let id = issuer(&t).await;
-    let base = with(ACCOUNT, &[("issuerId", id.as_str())]);
+    let base = with(ISSUER_ACCOUNT, &[("issuerId", id.as_str())]);
     for name in [
         "issuerId",
         "companyName",
@@ -581,7 +577,10 @@ both!(
         t.register_webhook("deleteIssuerAccount", &[&hook.url]).await;
         let id = issuer(&t).await;
         let r = t
-            .put("createIssuerAccount", &with(ACCOUNT, &[("issuerId", id.as_str())]))
+            .put(
+                "createIssuerAccount",
+                &with(ISSUER_ACCOUNT, &[("issuerId", id.as_str())]),
+            )
             .await;
         assert_eq!(r.code(), "101");
         for (provider, name) in [("7", "First Custody"), ("12", "Second Custody")] {
@@ -645,7 +644,10 @@ both!(
         assert_eq!(t.post("getIssuerAccount", &[("issuerId", &id)]).await.code(), "136");
         assert_eq!(t.post("deleteIssuerAccount", &[("issuerId", &id)]).await.code(), "136");
         let r = t
-            .put("createIssuerAccount", &with(ACCOUNT, &[("issuerId", id.as_str())]))
+            .put(
+                "createIssuerAccount",
+                &with(ISSUER_ACCOUNT, &[("issuerId", id.as_str())]),
+            )
             .await;
         assert_eq!(
             r.json["Financial issuer details"][0],
@@ -1387,7 +1389,7 @@ both!(offering_operations_stay_within_the_budget, |t: TestApp| async move {
     let id = [("offeringId", warm.as_str())];
     assert_eq!(cost(&t, Method::POST, "/v3/getOffering", &id).await, 2);
     assert_eq!(cost(&t, Method::POST, "/v3/closeOffering", &id).await, 3);
-    let acct = with(ACCOUNT, &[("issuerId", i.as_str())]);
+    let acct = with(ISSUER_ACCOUNT, &[("issuerId", i.as_str())]);
     assert_eq!(cost(&t, Method::PUT, "/v3/createIssuerAccount", &acct).await, 4);
     assert_eq!(
         cost(&t, Method::POST, "/v3/getIssuerAccount", &params).await,
@@ -1458,7 +1460,7 @@ both!(reads_fire_their_response_records, |t: TestApp| async move {
     let r = t
         .put(
             "createIssuerAccount",
-            &with(ACCOUNT, &[("issuerId", i.as_str()), ("dob", "02-03-1990")]),
+            &with(ISSUER_ACCOUNT, &[("issuerId", i.as_str()), ("dob", "02-03-1990")]),
         )
         .await;
     assert_eq!(r.code(), "101");
