@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use api_tests::{both, Listener, Resp, TestApp};
+use api_tests::{both, Creds, Listener, Resp, TestApp};
 use http::Method;
 use serde_json::{json, Value};
 use shared::model::kyc::KycRequest;
@@ -20,7 +20,7 @@ use crate::fixtures::{ACCOUNT, ENTITY, ISSUER_ACCOUNT, OFFERING, PARTY};
 use crate::trades::investor;
 
 /// Client A's records.
-struct Seeded {
+pub(crate) struct Seeded {
     /// A's value of every ID parameter name the operations read: sent to every operation.
     params: BTreeMap<&'static str, String>,
     /// A's records that a parameter name shared by several operations means differently
@@ -54,7 +54,7 @@ impl Seeded {
 const A_TEXTS: &[&str] = &["A's note", "A's file", "A's memorandum", "Ada Stone"];
 
 /// A file every upload operation takes: a PDF (by its name) of 2 kB, over the 1 kB minimum.
-fn pdf() -> Vec<u8> {
+pub(crate) fn pdf() -> Vec<u8> {
     let mut v = b"%PDF-1.4\n".to_vec();
     v.resize(2048, b'x');
     v
@@ -73,7 +73,7 @@ fn at(r: &Resp, pointer: &str) -> String {
 
 /// Client A's records: every ID parameter name the operations read, with A's value, and
 /// the records one name means differently per operation.
-async fn seed(t: &TestApp) -> Seeded {
+pub(crate) async fn seed(t: &TestApp) -> Seeded {
     let mut ids = BTreeMap::new();
     let mut kinds = BTreeMap::new();
     let (account, party) = investor(t).await;
@@ -385,19 +385,34 @@ fn stopped_at_params(r: &Resp) -> bool {
     r.code() == "106" && !r.desc().contains("does not exist")
 }
 
-/// B's own values where only a live one passes once the IDs are found.
-struct Own {
-    /// A template of B's e-signature account, `<templateId>--<templateName>`.
+/// A caller's own values where only a live one passes once the IDs are found.
+pub(crate) struct Own {
+    /// A template of the caller's e-signature account, `<templateId>--<templateName>`.
     template: String,
-    /// A document URL that answers 200 (createCustodyAgreementAttestation fetches it).
-    document_url: String,
+    /// A document URL that answers 200 (createCustodyAgreementAttestation fetches it), and
+    /// the listener behind it.
+    document: Listener,
 }
 
-/// B's parameters for `op`: A's IDs, plausible values for the rest, and `op`'s own.
-fn request<'a>(op: &str, a: &'a Seeded, b: &'a Own) -> Vec<(&'a str, &'a str)> {
+/// `creds`' own template and a document URL that answers, so that an operation that found
+/// the record its IDs name would go on and change it.
+pub(crate) async fn own(t: &TestApp, creds: &Creds) -> Own {
+    let r = t.form_as(creds, Method::POST, "fetchSubscriptionDocuments", &[]).await;
+    Own {
+        template: format!(
+            "{}--{}",
+            at(&r, "/document_details/0/templateId"),
+            at(&r, "/document_details/0/name")
+        ),
+        document: Listener::start(200).await,
+    }
+}
+
+/// The parameters for `op`: A's IDs, plausible values for the rest, and `op`'s own.
+pub(crate) fn request<'a>(op: &str, a: &'a Seeded, b: &'a Own) -> Vec<(&'a str, &'a str)> {
     let mut pairs: Vec<(&str, &str)> = a.params.iter().map(|(k, v)| (*k, v.as_str())).collect();
     pairs.extend_from_slice(PLAUSIBLE);
-    pairs.push(("documentUrl", &b.document_url));
+    pairs.push(("documentUrl", &b.document.url));
     let mut own: Vec<(&str, &str)> = valid_for(op).to_vec();
     if matches!(op, "addSubscriptionsforOffering" | "updateSubscriptionsforOffering") {
         // An e-signature template, not an upload's file name.
@@ -584,18 +599,7 @@ both!(another_clients_ids_reach_nothing, |t: TestApp| async move {
     }
     let b = t.new_client(json!({"scopes": ["*"]})).await;
     let routes = service::all_routes();
-    // B's own template and a document URL that answers, so that an operation that found A's
-    // record would go on and change it.
-    let r = t.form_as(&b, Method::POST, "fetchSubscriptionDocuments", &[]).await;
-    let doc = Listener::start(200).await;
-    let own = Own {
-        template: format!(
-            "{}--{}",
-            at(&r, "/document_details/0/templateId"),
-            at(&r, "/document_details/0/name")
-        ),
-        document_url: doc.url.clone(),
-    };
+    let own = own(&t, &b).await;
     let file = pdf();
     let (mut answered, mut swept) = (0, 0);
     let mut stopped = BTreeMap::new();

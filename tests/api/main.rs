@@ -20,6 +20,7 @@ mod links;
 mod lists;
 mod offering_documents;
 mod offerings;
+mod parameters;
 mod parties_accounts;
 mod parties_ops;
 mod payments;

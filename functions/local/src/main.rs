@@ -142,7 +142,7 @@ fn plain(status: u16, text: &'static str) -> hyper::Response<Body> {
 
 /// `GET /openapi.json`: the document of every route this process serves.
 fn openapi(app: &App) -> hyper::Response<Body> {
-    let doc = shared::http::openapi::document(&app.routes, app.ports.version);
+    let doc = service::openapi(&app.routes, app.ports.version);
     hyper::Response::builder()
         .status(200)
         .header(CONTENT_TYPE, "application/json")

@@ -20,6 +20,14 @@ pub fn all_routes() -> Routes {
     ])
 }
 
+/// The OpenAPI document of `routes` (the local API serves it): each method-style operation
+/// with the parameters its handler reads, as `parameters.json` holds them (a test of the API
+/// suite finds them from the handlers, and fails when the file differs).
+pub fn openapi(routes: &Routes, version: &str) -> serde_json::Value {
+    let parameters = serde_json::from_str(include_str!("../parameters.json")).expect("parameters.json is JSON");
+    shared::http::openapi::document(routes, version, &parameters)
+}
+
 /// The incumbent's path prefix, `/tapiv3/index.php/v3/<operation>`, for every group: API
 /// Gateway cannot route on a path parameter's value, and a prefixed route per operation
 /// would double the API's routes, so one function links every group's routes for it (its
@@ -77,7 +85,7 @@ mod tests {
     #[test]
     fn the_openapi_document_names_every_route_and_no_other() {
         let routes = all_routes();
-        let doc = shared::http::openapi::document(&routes, "test");
+        let doc = openapi(&routes, "test");
         let paths = doc["paths"].as_object().expect("paths");
         let ops = routes.op_names();
         let resources = routes.resource_routes();
@@ -106,6 +114,15 @@ mod tests {
             .collect();
         let unique: std::collections::BTreeSet<&str> = ids.iter().copied().collect();
         assert_eq!(unique.len(), ids.len(), "operationIds are unique");
+        // Each operation's body names the parameters its handler reads.
+        let body = &paths["/v3/createParty"]["put"]["requestBody"]["content"];
+        let form = &body["application/x-www-form-urlencoded"]["schema"];
+        assert_eq!(form["required"][0], "firstName");
+        assert_eq!(form["properties"]["socialSecurityNumber"]["type"], "string");
+        let upload = &paths["/v3/uploadPartyDocument"]["post"]["requestBody"]["content"];
+        let multipart = &upload["multipart/form-data"]["schema"];
+        assert_eq!(multipart["properties"]["userfile0"]["format"], "binary");
+        assert!(upload.get("application/json").is_none(), "an upload is multipart");
     }
 
     #[test]

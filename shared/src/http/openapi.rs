@@ -1,9 +1,10 @@
 //! The OpenAPI 3.1 document of a route table (issue 16; the local API serves it at
-//! `/openapi.json`): every method-style operation as `/v3/{name}` (POST and PUT, with a form,
-//! JSON or multipart body), every resource route with its path parameters (and part 1's list
-//! parameters), the envelope and its HTTP statuses. Generated from the table itself, so it can neither miss a route
-//! nor name one that does not exist. Operations' own parameters are free-form here: their
-//! names and rules live in the spec and in `docs/`.
+//! `/openapi.json`): every method-style operation as `/v3/{name}` (POST and PUT, with a form
+//! or JSON body, multipart for uploads) and the parameters its handler reads, every resource
+//! route with its path parameters (and part 1's list parameters), the envelope and its HTTP
+//! statuses. Generated from the table itself, so it can neither miss a route nor name one
+//! that does not exist; the parameters come from a table a test finds from the handlers
+//! (`functions/service/parameters.json`). Their rules live in the spec and in `docs/`.
 
 use serde_json::{json, Map, Value};
 
@@ -17,20 +18,51 @@ fn answer(description: &str) -> Value {
     json!({"description": description, "content": {"application/json": {"schema": envelope_ref()}}})
 }
 
-/// A free-form body: the operation's parameters by name.
-fn body() -> Value {
-    let params = json!({"type": "object", "additionalProperties": true});
-    json!({
-        "required": false,
-        "content": {
-            "application/x-www-form-urlencoded": {"schema": params},
-            "application/json": {"schema": params},
-            "multipart/form-data": {"schema": params},
-        }
-    })
+/// The schema of a parameter read as `ty` (`string`, `integer` or `any`, as the parameters
+/// table gives it): a form carries text, so an integer may come as its digits too.
+fn parameter_schema(ty: &str) -> Value {
+    match ty {
+        "string" => json!({"type": "string"}),
+        "integer" => json!({"type": ["integer", "string"]}),
+        _ => json!({}),
+    }
 }
 
-fn method_operation(name: &str, verb: &str) -> Value {
+/// The body of a method-style operation: the parameters its entry in the parameters table
+/// names (others are ignored, CONTRACT "Unknown parameters"), as a form, JSON or, for an
+/// operation that takes files, multipart.
+fn body(entry: &Value, takes_files: bool) -> Value {
+    let mut properties = Map::new();
+    if let Some(read) = entry["parameters"].as_object() {
+        for (name, ty) in read {
+            properties.insert(name.clone(), parameter_schema(ty.as_str().unwrap_or("")));
+        }
+    }
+    for file in entry["files"].as_array().into_iter().flatten() {
+        if let Some(name) = file.as_str() {
+            properties.insert(name.to_owned(), json!({"type": "string", "format": "binary"}));
+        }
+    }
+    let required = entry["required"].clone();
+    let has_required = required.as_array().is_some_and(|r| !r.is_empty());
+    let schema = json!({
+        "type": "object",
+        "properties": properties,
+        "required": if has_required { required } else { json!([]) },
+        "additionalProperties": true,
+    });
+    let content = if takes_files {
+        json!({"multipart/form-data": {"schema": schema}})
+    } else {
+        json!({
+            "application/x-www-form-urlencoded": {"schema": schema},
+            "application/json": {"schema": schema},
+        })
+    };
+    json!({"required": has_required, "content": content})
+}
+
+fn method_operation(name: &str, verb: &str, body: &Value) -> Value {
     let id = if verb == "post" {
         name.to_owned()
     } else {
@@ -39,7 +71,7 @@ fn method_operation(name: &str, verb: &str) -> Value {
     json!({
         "operationId": id,
         "tags": ["method-style"],
-        "requestBody": body(),
+        "requestBody": body,
         "responses": {
             "200": answer("statusCode 101, or a refusal the spec answers with HTTP 200"),
             "404": answer("a refusal (method-style failures are HTTP 404 unless the spec says otherwise)"),
@@ -100,13 +132,16 @@ fn resource_operation(verb: &str, pattern: &str) -> Value {
 }
 
 /// The document of `routes` (its operator routes left out: the operator API is not the
-/// client API).
-pub fn document(routes: &Routes, version: &str) -> Value {
+/// client API), each method-style operation with the parameters `parameters` gives it (by
+/// operation: `parameters` (name to `string`, `integer` or `any`), `required` and `files`).
+pub fn document(routes: &Routes, version: &str, parameters: &Value) -> Value {
     let mut paths = Map::new();
     for name in routes.op_names() {
+        let path = format!("/v3/{name}");
+        let body = body(&parameters[name], routes.takes_files(&path));
         paths.insert(
-            format!("/v3/{name}"),
-            json!({"post": method_operation(name, "post"), "put": method_operation(name, "put")}),
+            path,
+            json!({"post": method_operation(name, "post", &body), "put": method_operation(name, "put", &body)}),
         );
     }
     for (verb, pattern) in routes.resource_routes() {

@@ -58,6 +58,40 @@ fn decode_component(raw: &[u8]) -> Result<String, String> {
         .map_err(|_| "form data is not valid UTF-8".into())
 }
 
+/// What a handler read a parameter as: the OpenAPI document's type for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Read {
+    /// Any JSON value (the handler looks at the raw value).
+    Any,
+    Text,
+    Integer,
+}
+
+tokio::task_local! {
+    static READS: std::cell::RefCell<std::collections::BTreeMap<String, Read>>;
+}
+
+/// Runs `f`, noting every parameter read on its own task and what as: how the parameters
+/// each operation takes are found for its OpenAPI document (a test writes them down).
+pub async fn recording<F: std::future::Future>(f: F) -> (F::Output, std::collections::BTreeMap<String, Read>) {
+    READS
+        .scope(Default::default(), async {
+            let out = f.await;
+            (out, READS.with(|r| r.take()))
+        })
+        .await
+}
+
+/// Notes that `name` was read as `how`, if the running task is [`recording`] (the strictest
+/// reading wins).
+fn note(name: &str, how: Read) {
+    let _ = READS.try_with(|r| {
+        let mut reads = r.borrow_mut();
+        let seen = reads.entry(name.to_owned()).or_insert(how);
+        *seen = (*seen).max(how);
+    });
+}
+
 /// Renders a JSON scalar as the string a form would have carried.
 fn scalar_text(v: &Value) -> Option<String> {
     match v {
@@ -142,6 +176,7 @@ impl Params {
 
     /// The raw value, as sent.
     pub fn value(&self, name: &str) -> Option<&Value> {
+        note(name, Read::Any);
         self.map.get(name)
     }
 
@@ -162,6 +197,9 @@ impl Params {
     /// The first of `names` that is present, as text; `106` when it is an array or object,
     /// or holds a NUL character (no record, key or provider takes one).
     pub fn opt(&self, names: &[&str]) -> Result<Option<String>, ApiError> {
+        for name in names {
+            note(name, Read::Text);
+        }
         for name in names {
             match self.map.get(*name) {
                 None | Some(Value::Null) => continue,
@@ -202,6 +240,7 @@ impl Params {
     /// integral value (`2.0`, `2e0`) is its digits (CONTRACT, "Integral numbers"), so it
     /// parses where the integer `2` does; `2.5` stays `2.5`.
     pub fn integer_text(&self, name: &str) -> Result<Option<String>, ApiError> {
+        note(name, Read::Integer);
         if let Some(Value::Number(n)) = self.map.get(name) {
             // The number's own text (`2.0`, `2e0`), read as a decimal: no float involved.
             let text = n.to_string();
