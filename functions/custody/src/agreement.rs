@@ -9,7 +9,6 @@ use shared::model::custody::{attestation_error, Attestation};
 use shared::model::link::no_primary_party;
 use shared::model::Party;
 use shared::providers::esign::{EnvelopeRequest, Signer};
-use shared::records::custody as rec;
 use shared::records::{self, link};
 use shared::store::Write;
 use shared::webhooks::{view_event, Event};
@@ -56,7 +55,7 @@ async fn attest(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     }
     let after = ctx
         .transact(async move |ctx, _| {
-            let before = rec::attestation(ctx.store(), ctx.client_id(), &account).await?;
+            let before = records::owned::<Attestation>(ctx.store(), ctx.client_id(), &account).await?;
             let now = ctx.now();
             let mut after = before.as_ref().map(|b| b.rec.clone()).unwrap_or_default();
             after.account_id.clone_from(&account);
@@ -64,7 +63,7 @@ async fn attest(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             after.document_url.clone_from(&url);
             after.created_date.clone_from(&now);
             after.updated_date = now;
-            let write = rec::attestation_put(ctx.client_id(), &after, before.map(|b| b.version))?;
+            let write = records::owned_put(ctx.client_id(), &after, before.map(|b| b.version))?;
             Ok(Plan::new(vec![write], after))
         })
         .await?;
@@ -109,7 +108,7 @@ async fn esign(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     };
     let record = ctx
         .transact(async move |ctx, _| {
-            let before = rec::attestation(ctx.store(), ctx.client_id(), &account).await?;
+            let before = records::owned::<Attestation>(ctx.store(), ctx.client_id(), &account).await?;
             let current = before.as_ref().map(|b| b.rec.esign_status.as_str()).unwrap_or("");
             if current == "NOTSIGNED" || current == "SIGNED" {
                 let a = before.map(|b| b.rec).unwrap_or_default();
@@ -134,11 +133,7 @@ async fn esign(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             after.esign_document_key = envelope.document_key;
             after.esign_status = envelope.status.as_str().to_owned();
             after.updated_date = now;
-            writes.push(rec::attestation_put(
-                ctx.client_id(),
-                &after,
-                before.map(|b| b.version),
-            )?);
+            writes.push(records::owned_put(ctx.client_id(), &after, before.map(|b| b.version))?);
             let record = agreement_record(&after, &party_id);
             let event = view_event("createCustodyAgreementEsign", &record);
             Ok(Plan::new(writes, record).event(event))
@@ -152,7 +147,7 @@ async fn esign(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 fn effect(ctx: Ctx, after: Envelope) -> esign::EffectFuture {
     Box::pin(async move {
         let client = ctx.client_id();
-        let Some(before) = rec::attestation(ctx.store(), client, &after.purpose.id).await? else {
+        let Some(before) = records::owned::<Attestation>(ctx.store(), client, &after.purpose.id).await? else {
             tracing::warn!(account = %after.purpose.id, "custody agreement envelope without its attestation");
             return Ok((Vec::<Write>::new(), Vec::<Event>::new()));
         };
@@ -163,10 +158,7 @@ fn effect(ctx: Ctx, after: Envelope) -> esign::EffectFuture {
         let mut a = before.rec.clone();
         a.esign_status = after.status.as_str().to_owned();
         a.updated_date.clone_from(&after.updated);
-        Ok((
-            vec![rec::attestation_put(client, &a, Some(before.version))?],
-            Vec::new(),
-        ))
+        Ok((vec![records::owned_put(client, &a, Some(before.version))?], Vec::new()))
     })
 }
 

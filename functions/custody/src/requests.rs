@@ -12,7 +12,8 @@ use shared::batches::{Batch, Due};
 use shared::calendar::MOUNTAIN;
 use shared::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
 use shared::model::custody::{
-    attestation_error, no_request, request_exists, CustodyRequest, RequestStatus, CUSTODY_REQUEST, UPDATE_METHODS,
+    attestation_error, no_request, request_exists, Attestation, CustodyRequest, RequestStatus, CUSTODY_REQUEST,
+    UPDATE_METHODS,
 };
 use shared::model::ids::numeric_id;
 use shared::model::Party;
@@ -34,7 +35,7 @@ fn status_events(r: &CustodyRequest) -> Vec<Event> {
 /// `createCustodyAccountRequest` (and `requestCustodialAccount` when called by that name).
 async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = records::active_account(&ctx, &p.req(&["accountId"])?).await?.rec;
-    let on_file = rec::attestation(ctx.store(), ctx.client_id(), &account.id)
+    let on_file = records::owned::<Attestation>(ctx.store(), ctx.client_id(), &account.id)
         .await?
         .is_some_and(|a| a.rec.on_file());
     if !on_file {

@@ -11,7 +11,7 @@ use shared::model::custody::{
 };
 use shared::model::ids::{no_party, PartyId};
 use shared::model::Party;
-use shared::records::{self, custody as rec};
+use shared::records;
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 /// The fields of `names` the call sends (trimmed), in that order.
@@ -64,7 +64,7 @@ async fn create_account(ctx: Ctx, p: Params, strict: bool) -> Result<Reply, ApiE
     let account = records::active_account(&ctx, &account).await?.rec.id;
     let after = ctx
         .transact(async move |ctx, _| {
-            let before = rec::account_supplement(ctx.store(), ctx.client_id(), &account).await?;
+            let before = records::owned::<AccountSupplement>(ctx.store(), ctx.client_id(), &account).await?;
             let now = ctx.now();
             let after = AccountSupplement {
                 account_id: account.clone(),
@@ -73,7 +73,7 @@ async fn create_account(ctx: Ctx, p: Params, strict: bool) -> Result<Reply, ApiE
                 created_date: now.clone(),
                 updated_date: now,
             };
-            let write = rec::account_supplement_put(ctx.client_id(), &after, before.map(|b| b.version))?;
+            let write = records::owned_put(ctx.client_id(), &after, before.map(|b| b.version))?;
             Ok(Plan::new(vec![write], after))
         })
         .await?;
@@ -120,7 +120,7 @@ async fn update_account(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = records::active_account(&ctx, &account).await?.rec.id;
     let after = ctx
         .transact(async move |ctx, _| {
-            let before = rec::account_supplement(ctx.store(), ctx.client_id(), &account)
+            let before = records::owned::<AccountSupplement>(ctx.store(), ctx.client_id(), &account)
                 .await?
                 .ok_or_else(no_supplement)?;
             let mut after = before.rec.clone();
@@ -130,7 +130,7 @@ async fn update_account(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 after.created_ip.clone_from(ip);
             }
             after.updated_date = ctx.now();
-            let write = rec::account_supplement_put(ctx.client_id(), &after, Some(before.version))?;
+            let write = records::owned_put(ctx.client_id(), &after, Some(before.version))?;
             Ok(Plan::new(vec![write], after))
         })
         .await?;
@@ -163,7 +163,7 @@ async fn create_party(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let party = records::live::<Party>(&ctx, party.as_str(), no_party).await?.rec.id;
     let after = ctx
         .transact(async move |ctx, _| {
-            let before = rec::party_supplement(ctx.store(), ctx.client_id(), &party).await?;
+            let before = records::owned::<PartySupplement>(ctx.store(), ctx.client_id(), &party).await?;
             let now = ctx.now();
             let after = PartySupplement {
                 party_id: party.clone(),
@@ -172,7 +172,7 @@ async fn create_party(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 created_date: now.clone(),
                 updated_date: now,
             };
-            let write = rec::party_supplement_put(ctx.client_id(), &after, before.map(|b| b.version))?;
+            let write = records::owned_put(ctx.client_id(), &after, before.map(|b| b.version))?;
             Ok(Plan::new(vec![write], after))
         })
         .await?;

@@ -20,9 +20,9 @@ use shared::model::payments::{
     fund_amount, money, no_provider, CardCharge, FundMove, FundStatus, LinkSession, LinkedCard, FUND_MOVE,
 };
 use shared::providers::payments::{BankLinks, CardProcessor, Sandbox};
-use shared::records::active_account;
 use shared::records::payments as pay;
 use shared::records::trade;
+use shared::records::{self, active_account};
 use shared::{batch_due, batch_process, op, operator_op, ApiError, Ctx, Params, Plan, Ports, Reply, Routes};
 
 use crate::ach::{move_writes, not_funded, paid_trade, trade_writes};
@@ -53,7 +53,10 @@ pub async fn link(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = AccountId::param(&p, &["accountId"])?;
     active_account(&ctx, account.as_str()).await?;
     let (store, client) = (ctx.store(), ctx.client_id());
-    if pay::linked_card(store, client, account.as_str()).await?.is_some() {
+    if records::owned::<LinkedCard>(store, client, account.as_str())
+        .await?
+        .is_some()
+    {
         return Err(already_linked());
     }
     let session = LinkSession {
@@ -72,7 +75,7 @@ pub async fn link(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 async fn card_of(ctx: &Ctx, p: &Params) -> Result<shared::records::Stored<LinkedCard>, ApiError> {
     let account = AccountId::param(p, &["accountId"])?;
     active_account(ctx, account.as_str()).await?;
-    pay::linked_card(ctx.store(), ctx.client_id(), account.as_str())
+    records::owned::<LinkedCard>(ctx.store(), ctx.client_id(), account.as_str())
         .await?
         .ok_or_else(no_card)
 }
@@ -90,7 +93,7 @@ pub async fn get_linked(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let card = card_of(&ctx, &p).await?;
     ctx.store()
-        .write(vec![pay::card_delete(ctx.client_id(), &card)])
+        .write(vec![records::owned_delete(ctx.client_id(), &card)])
         .await?;
     Ok(Reply::ok().with_value("creditcardDetails", Value::from("Credit card deleted successfully")))
 }
@@ -142,7 +145,7 @@ async fn charge(ctx: Ctx, p: Params, with_amount: bool, method: &'static str) ->
             if trade.rec.transaction_type != "CREDITCARD" {
                 return Err(ApiError::coded("194", "Trade is not a credit card trade"));
             }
-            let card = pay::linked_card(store, client, &req.account)
+            let card = records::owned::<LinkedCard>(store, client, &req.account)
                 .await?
                 .ok_or_else(no_card)?
                 .rec;
@@ -312,7 +315,7 @@ async fn card_link(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, O
             active_account(&ctx, &account)
                 .await
                 .map_err(|_| ApiError::not_found(unknown.clone()))?;
-            let before = pay::linked_card(ctx.store(), client, &account).await?;
+            let before = records::owned::<LinkedCard>(ctx.store(), client, &account).await?;
             let now = ctx.now();
             let card = LinkedCard {
                 account_id: account.clone(),
@@ -326,7 +329,7 @@ async fn card_link(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, O
                 updated_date: now,
             };
             let writes = vec![
-                pay::card_put(client, &card, before.map(|b| b.version))?,
+                records::owned_put(client, &card, before.map(|b| b.version))?,
                 pay::link_clear(client, CARD, &account),
             ];
             Ok(Plan::new(writes, card))

@@ -15,26 +15,30 @@ use rust_decimal::Decimal;
 
 use crate::error::ApiError;
 use crate::model::custody::{AccountSupplement, Attestation, CustodyRequest, PartySupplement};
-use crate::records::{decode, get_json, json_item, next_version, put_json, versioned_put, Stored};
+use crate::records::{decode, get_json, json_item, next_version, versioned_put, Owned, Stored};
 use crate::store::{CmpOp, Cond, Index, Key, Query, SkRange, Store, Update, Val, Write};
 
-// ---------------------------------------------------------------- attestation
+// ---------------------------------------------------------------- per account or party
 
-pub fn attestation_key(client: &str, account: &str) -> Key {
-    Key::new(format!("{client}#CUSTATTEST"), account)
+impl Owned for Attestation {
+    const KIND: &'static str = "CUSTATTEST";
+    fn owner(&self) -> &str {
+        &self.account_id
+    }
 }
 
-pub async fn attestation(
-    store: &dyn Store,
-    client: &str,
-    account: &str,
-) -> Result<Option<Stored<Attestation>>, ApiError> {
-    get_json(store, &attestation_key(client, account)).await
+impl Owned for AccountSupplement {
+    const KIND: &'static str = "CUSTASUPP";
+    fn owner(&self) -> &str {
+        &self.account_id
+    }
 }
 
-/// Writes the attestation as new (`before` none) or over the version read.
-pub fn attestation_put(client: &str, a: &Attestation, before: Option<i64>) -> Result<Write, ApiError> {
-    put_json(attestation_key(client, &a.account_id), a, before)
+impl Owned for PartySupplement {
+    const KIND: &'static str = "CUSTPSUPP";
+    fn owner(&self) -> &str {
+        &self.party_id
+    }
 }
 
 // ---------------------------------------------------------------- requests
@@ -117,40 +121,6 @@ pub async fn due_requests(store: &dyn Store) -> Result<Vec<(String, String)>, Ap
         out.push((client.to_owned(), r.rec.account_id));
     }
     Ok(out)
-}
-
-// ---------------------------------------------------------------- supplements
-
-pub fn account_supplement_key(client: &str, account: &str) -> Key {
-    Key::new(format!("{client}#CUSTASUPP"), account)
-}
-
-pub async fn account_supplement(
-    store: &dyn Store,
-    client: &str,
-    account: &str,
-) -> Result<Option<Stored<AccountSupplement>>, ApiError> {
-    get_json(store, &account_supplement_key(client, account)).await
-}
-
-pub fn account_supplement_put(client: &str, s: &AccountSupplement, before: Option<i64>) -> Result<Write, ApiError> {
-    put_json(account_supplement_key(client, &s.account_id), s, before)
-}
-
-pub fn party_supplement_key(client: &str, party: &str) -> Key {
-    Key::new(format!("{client}#CUSTPSUPP"), party)
-}
-
-pub async fn party_supplement(
-    store: &dyn Store,
-    client: &str,
-    party: &str,
-) -> Result<Option<Stored<PartySupplement>>, ApiError> {
-    get_json(store, &party_supplement_key(client, party)).await
-}
-
-pub fn party_supplement_put(client: &str, s: &PartySupplement, before: Option<i64>) -> Result<Write, ApiError> {
-    put_json(party_supplement_key(client, &s.party_id), s, before)
 }
 
 // ---------------------------------------------------------------- the settled balance

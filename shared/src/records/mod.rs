@@ -102,6 +102,43 @@ pub(crate) fn next_version(before: Option<i64>) -> i64 {
     before.map_or(1, |v| v + 1)
 }
 
+/// The delete of a versioned record, if it is still the version read.
+pub(crate) fn versioned_delete(key: Key, version: i64) -> Write {
+    Write::Delete {
+        key,
+        cond: Some(Cond::Cmp("v".into(), crate::store::CmpOp::Eq, Val::from(version))),
+    }
+}
+
+/// A record an account or a party holds at most one of, kept as JSON and versioned under
+/// `{client}#{KIND}` / the owner's ID (an agreement on file, a supplement, a linked card).
+pub trait Owned: Serialize + DeserializeOwned {
+    /// The partition's kind.
+    const KIND: &'static str;
+    /// The ID of the account or party that holds it.
+    fn owner(&self) -> &str;
+}
+
+pub fn owned_key<R: Owned>(client: &str, owner: &str) -> Key {
+    Key::new(format!("{client}#{}", R::KIND), owner)
+}
+
+/// The record of kind `R` that `owner` holds, with its version.
+pub async fn owned<R: Owned>(store: &dyn Store, client: &str, owner: &str) -> Result<Option<Stored<R>>, ApiError> {
+    get_json(store, &owned_key::<R>(client, owner)).await
+}
+
+/// Writes `rec` as new (`before` none: fails when its owner holds one) or over the version
+/// read.
+pub fn owned_put<R: Owned>(client: &str, rec: &R, before: Option<i64>) -> Result<Write, ApiError> {
+    put_json(owned_key::<R>(client, rec.owner()), rec, before)
+}
+
+/// Deletes the record read, if it is still that version.
+pub fn owned_delete<R: Owned>(client: &str, before: &Stored<R>) -> Write {
+    versioned_delete(owned_key::<R>(client, before.rec.owner()), before.version)
+}
+
 /// A record kept as JSON in `d`, with its version.
 pub(crate) async fn get_json<T: serde::de::DeserializeOwned>(
     store: &dyn Store,

@@ -14,8 +14,10 @@ use crate::ids::sortable;
 use crate::model::payments::{
     ExternalAccount, FundMove, FundStatus, LedgerEntry, LinkSession, LinkedCard, Owner, PaymentSettings,
 };
-use crate::records::{decode, get_json, json_item, next_version, put_json, versioned_put, Stored};
-use crate::store::{CmpOp, Cond, Index, Key, Query, SkRange, Store, Val, Write};
+use crate::records::{
+    decode, get_json, json_item, next_version, put_json, versioned_delete, versioned_put, Owned, Stored,
+};
+use crate::store::{Cond, Index, Key, Query, SkRange, Store, Val, Write};
 
 // ---------------------------------------------------------------- external accounts
 
@@ -49,10 +51,10 @@ pub fn external_put(client: &str, after: &ExternalAccount, before: Option<i64>) 
 }
 
 pub fn external_delete(client: &str, before: &Stored<ExternalAccount>) -> Write {
-    Write::Delete {
-        key: external_key(client, before.rec.types, &before.rec.owner_id),
-        cond: Some(Cond::Cmp("v".into(), CmpOp::Eq, Val::from(before.version))),
-    }
+    versioned_delete(
+        external_key(client, before.rec.types, &before.rec.owner_id),
+        before.version,
+    )
 }
 
 // ---------------------------------------------------------------- fund moves
@@ -285,27 +287,10 @@ pub fn funding_clear(client: &str, trade_id: &str) -> Write {
 
 // ---------------------------------------------------------------- cards and links
 
-pub fn card_key(client: &str, account: &str) -> Key {
-    Key::new(format!("{client}#CARD"), account)
-}
-
-pub async fn linked_card(
-    store: &dyn Store,
-    client: &str,
-    account: &str,
-) -> Result<Option<Stored<LinkedCard>>, ApiError> {
-    get_json(store, &card_key(client, account)).await
-}
-
-/// Links `card` (over the one linked before, if `before` names its version).
-pub fn card_put(client: &str, card: &LinkedCard, before: Option<i64>) -> Result<Write, ApiError> {
-    put_json(card_key(client, &card.account_id), card, before)
-}
-
-pub fn card_delete(client: &str, before: &Stored<LinkedCard>) -> Write {
-    Write::Delete {
-        key: card_key(client, &before.rec.account_id),
-        cond: Some(Cond::Cmp("v".into(), CmpOp::Eq, Val::from(before.version))),
+impl Owned for LinkedCard {
+    const KIND: &'static str = "CARD";
+    fn owner(&self) -> &str {
+        &self.account_id
     }
 }
 
