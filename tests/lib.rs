@@ -98,6 +98,8 @@ pub struct TestApp {
     pub clock: Arc<SettableClock>,
     /// The order books' lanes, shared by every function as one process's are.
     books: Books,
+    /// Whether its requests go to the cost log (see [`TestApp::without_cost_log`]).
+    log_costs: bool,
 }
 
 /// The order books' sequencer: in-process lanes beside the embedded store; beside DynamoDB,
@@ -127,7 +129,7 @@ impl Sequencer<Ports> for FifoBooks {
 impl FifoBooks {
     async fn create(name: &str) -> FifoBooks {
         use aws_sdk_sqs::types::QueueAttributeName;
-        let sdk = shared::aws::sdk_config().await;
+        let sdk = shared::aws::sdk_config().expect("the AWS environment");
         let sqs = aws_sdk_sqs::Client::new(&sdk);
         let url = sqs
             .create_queue()
@@ -261,7 +263,7 @@ async fn aws_ports() -> Backends {
     if std::env::var("AWS_ENDPOINT_URL").is_err() {
         panic!("the DynamoDB variant needs moto's server: run the suite with tests/run.sh (it sets AWS_ENDPOINT_URL)");
     }
-    let sdk = shared::aws::sdk_config().await;
+    let sdk = shared::aws::sdk_config().expect("the AWS environment");
     let name = format!("t-{}", uuid::Uuid::new_v4().simple());
     let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), name.clone());
     store.ensure_table().await.expect("test table");
@@ -327,6 +329,7 @@ impl TestApp {
             api_key,
             clock,
             books,
+            log_costs: true,
         }
     }
 
@@ -440,7 +443,7 @@ impl TestApp {
     /// `tests/run.sh` for the whole suite; `tests/costs.py` turns it into `docs/costs.md`).
     fn log_cost(&self, label: &str, http: u16, json: &Value, cost: shared::store::Cost) {
         use std::io::Write;
-        let Some(path) = std::env::var_os("IPS_COSTS_LOG") else {
+        let Some(path) = std::env::var_os("IPS_COSTS_LOG").filter(|_| self.log_costs) else {
             return;
         };
         let line = serde_json::json!({
@@ -457,6 +460,13 @@ impl TestApp {
             .expect("the costs log");
         // One write per line, so lines from parallel tests never interleave.
         file.write_all(format!("{line}\n").as_bytes()).expect("a cost line");
+    }
+
+    /// Leaves this app's requests out of the cost log: a test that calls operations in
+    /// whatever state others left, to explore them, says nothing of what they cost.
+    pub fn without_cost_log(mut self) -> TestApp {
+        self.log_costs = false;
+        self
     }
 
     /// A form-encoded method-style call with the bearer header of `creds`.

@@ -21,6 +21,7 @@ const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../functions/service/pa
 both!(
     documented_parameters_are_what_the_handlers_read,
     |t: TestApp| async move {
+        let t = t.without_cost_log();
         let a = seed(&t).await;
         let own = own(&t, &t.creds()).await;
         let routes = service::all_routes();
