@@ -76,10 +76,6 @@ SENDS_TO = {"IPS_BATCH_QUEUE_URL": "sqs:SendMessage", "IPS_ORDER_QUEUE_URL": "sq
 QUEUE_ARN, OBJECTS_ARN, BUCKET_ARN = f"{QUEUE}.Arn", f"{BUCKET}.Arn/*", f"{BUCKET}.Arn"
 S3_BUCKET_ACTIONS = {"s3:ListBucket", "s3:GetBucketLocation"}
 
-# SDK crates of aws-config's default credentials chain (web identity, profiles, SSO): linked
-# into every binary that loads the SDK config, never called in Lambda, where the credentials
-# are in the environment. Their operations are not the function's code's.
-CREDENTIAL_CRATES = {"sts", "sso", "ssooidc"}
 # SDK crate -> IAM service prefix, where they differ.
 SERVICE_PREFIX = {"cloudwatchlogs": "logs", "sfn": "states", "eventbridge": "events"}
 # Operations IAM knows under other actions ([]: none of the function's code's).
@@ -183,8 +179,6 @@ def scan_binary(path):
             m = OPERATION_RE.search(name)
             if m:
                 crate, _module, camel = m.groups()
-                if crate in CREDENTIAL_CRATES:
-                    continue
                 reach.operations.add(f"{SERVICE_PREFIX.get(crate, crate)}:{camel}")
             elif m := TRANSACT_ITEM_RE.search(name):
                 reach.items.add(m.group(1))

@@ -4,9 +4,10 @@
 //! HTTP stack and double the build time), so a config built anywhere else, without
 //! [`sdk_config`]'s `.http_client(..)`, would panic on its first request.
 
-use aws_config::{BehaviorVersion, ConfigLoader, SdkConfig};
+use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region, SharedCredentialsProvider};
 use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode, TlsContext, TrustStore};
 use aws_smithy_http_client::Builder;
+use aws_types::SdkConfig;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
@@ -14,10 +15,14 @@ use base64::Engine;
 /// derive every service client (`aws_sdk_dynamodb::Client::new(&config)`, ...) from the
 /// result, which is cheap to clone.
 ///
-/// It reads the standard environment exactly as `aws_config` does (`AWS_REGION`,
-/// `AWS_ENDPOINT_URL` and the per-service `AWS_ENDPOINT_URL_<SERVICE>`, credentials from the
-/// environment, profile, container or instance metadata, ...), with the latest behavior
-/// version.
+/// It reads the environment alone, as Lambda gives a function its role's credentials
+/// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`) and its `AWS_REGION`
+/// (or `AWS_DEFAULT_REGION`), and `AWS_ENDPOINT_URL` (moto, LocalStack): no profile files
+/// and no credential provider chain. `aws-config`'s chain, and the STS client it builds,
+/// took about 0.6 ms of every cold start and 5 % of each function's size; with a profile,
+/// `eval "$(aws configure export-credentials --format env)"` gives the same variables.
+/// Retries, timeouts and the sleep and time sources are the SDK clients' defaults for the
+/// latest behavior version.
 ///
 /// HTTPS goes through `aws-smithy-http-client` on rustls with the `ring` provider. Its trust
 /// store holds the roots AWS endpoints chain to, picked from the Mozilla roots bundled in the
@@ -27,30 +32,49 @@ use base64::Engine;
 /// The result is deliberately not memoized in a global: its HTTP client owns a connection
 /// pool whose connections belong to the Tokio runtime that opened them, so a config shared
 /// across runtimes (as between `#[tokio::test]` functions) would hand out dead connections.
-pub async fn sdk_config() -> SdkConfig {
-    with_https_client(aws_config::defaults(BehaviorVersion::latest()))
-        .load()
-        .await
+pub fn sdk_config() -> Result<SdkConfig, String> {
+    config_from(|name| std::env::var(name).ok())
 }
 
-/// Gives the SDK its HTTPS client, with a trust store of bundled roots only.
+/// [`sdk_config`] from the variables `var` answers.
+fn config_from(var: impl Fn(&str) -> Option<String>) -> Result<SdkConfig, String> {
+    let var = |name: &str| var(name).filter(|v| !v.is_empty());
+    let region = var("AWS_REGION")
+        .or_else(|| var("AWS_DEFAULT_REGION"))
+        .ok_or("AWS_REGION is not set")?;
+    let (Some(key), Some(secret)) = (var("AWS_ACCESS_KEY_ID"), var("AWS_SECRET_ACCESS_KEY")) else {
+        return Err("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set".into());
+    };
+    let credentials = Credentials::new(key, secret, var("AWS_SESSION_TOKEN"), None, "environment");
+    let mut builder = SdkConfig::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new(region))
+        .credentials_provider(SharedCredentialsProvider::new(credentials))
+        .http_client(https_client());
+    if let Some(url) = var("AWS_ENDPOINT_URL") {
+        builder = builder.endpoint_url(url);
+    }
+    Ok(builder.build())
+}
+
+/// The SDK's HTTPS client, with a trust store of bundled roots only.
 ///
 /// `TrustStore` accepts extra roots as PEM text only (no DER, no `webpki-roots` trust
 /// anchors), so the bundled DER certificates are PEM-encoded here; the certificates are
 /// parsed when the SDK first creates a connector from this client.
-fn with_https_client(loader: ConfigLoader) -> ConfigLoader {
+fn https_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
     let mut store = TrustStore::empty().with_native_roots(false);
     store.add_pem_certificate(bundled_roots_pem());
     let context = TlsContext::builder().with_trust_store(store).build();
     let builder = Builder::new().tls_provider(tls::Provider::Rustls(CryptoMode::Ring));
     match context {
-        Ok(context) => loader.http_client(builder.tls_context(context).build_https()),
+        Ok(context) => builder.tls_context(context).build_https(),
         // Building a TLS context cannot fail in this version of the crate (its builder only
         // moves fields); should a later one refuse ours, keep working with its default
         // context (native roots) rather than refusing to start.
         Err(e) => {
             tracing::warn!(error = %e, "bundled trust store rejected; using the default TLS context");
-            loader.http_client(builder.build_https())
+            builder.build_https()
         }
     }
 }
@@ -110,17 +134,55 @@ mod tests {
         assert_eq!(decoded.iter().map(|c| c.as_ref()).collect::<Vec<&[u8]>>(), expected);
     }
 
+    #[test]
+    fn the_config_is_the_environments() {
+        fn vars<'a>(set: &'a [(&str, &str)]) -> impl Fn(&str) -> Option<String> + 'a {
+            move |name| set.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string())
+        }
+        let lambda = [
+            ("AWS_REGION", "eu-west-1"),
+            ("AWS_ACCESS_KEY_ID", "AKIA"),
+            ("AWS_SECRET_ACCESS_KEY", "secret"),
+            ("AWS_SESSION_TOKEN", "token"),
+        ];
+        let config = config_from(vars(&lambda)).expect("a config");
+        assert_eq!(config.region().map(|r| r.as_ref()), Some("eu-west-1"));
+        assert_eq!(config.endpoint_url(), None);
+        assert!(config.credentials_provider().is_some() && config.http_client().is_some());
+        let moto = [
+            ("AWS_DEFAULT_REGION", "us-east-1"),
+            ("AWS_ACCESS_KEY_ID", "test"),
+            ("AWS_SECRET_ACCESS_KEY", "test"),
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:5000"),
+        ];
+        let config = config_from(vars(&moto)).expect("a config");
+        assert_eq!(config.region().map(|r| r.as_ref()), Some("us-east-1"));
+        assert_eq!(config.endpoint_url(), Some("http://127.0.0.1:5000"));
+        let no_region = config_from(vars(&lambda[1..])).err();
+        assert_eq!(no_region.as_deref(), Some("AWS_REGION is not set"));
+        let blank_key = [
+            ("AWS_REGION", "us-east-1"),
+            ("AWS_ACCESS_KEY_ID", ""),
+            ("AWS_SECRET_ACCESS_KEY", "s"),
+        ];
+        assert!(config_from(vars(&blank_key)).is_err());
+    }
+
     /// The SDK parses the trust store when it first builds a connector and panics on a
     /// certificate it cannot parse: a request over HTTPS (to a closed local port, so it
     /// fails to connect) must come back as an error, not a panic.
     #[tokio::test]
     async fn https_requests_build_a_connector_from_the_bundled_roots() {
-        let loader = aws_config::defaults(BehaviorVersion::latest())
-            .region(aws_config::Region::new("us-east-1"))
-            .credentials_provider(aws_sdk_dynamodb::config::Credentials::for_tests())
+        let config = SdkConfig::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"))
+            .credentials_provider(SharedCredentialsProvider::new(Credentials::new(
+                "k", "s", None, None, "test",
+            )))
             .endpoint_url("https://127.0.0.1:1")
-            .retry_config(aws_config::retry::RetryConfig::disabled());
-        let config = with_https_client(loader).load().await;
+            .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled())
+            .http_client(https_client())
+            .build();
         let client = aws_sdk_dynamodb::Client::new(&config);
         let result = client.list_tables().send().await;
         let err = result

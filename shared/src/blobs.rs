@@ -396,8 +396,8 @@ fn s3_err(e: impl std::fmt::Display) -> BlobError {
 impl S3Blobs {
     /// An endpoint override (moto, LocalStack) needs path-style addressing: the bucket cannot
     /// be a subdomain of an IP address.
-    pub fn new(sdk: &aws_config::SdkConfig, bucket: String) -> S3Blobs {
-        let path_style = sdk.endpoint_url().is_some() || std::env::var_os("AWS_ENDPOINT_URL_S3").is_some();
+    pub fn new(sdk: &aws_types::SdkConfig, bucket: String) -> S3Blobs {
+        let path_style = sdk.endpoint_url().is_some();
         let conf = aws_sdk_s3::config::Builder::from(sdk)
             .force_path_style(path_style)
             .build();

@@ -93,7 +93,7 @@ impl Config {
                 Ok((Arc::new(store), Arc::new(EmbeddedQueue::default()), Arc::new(blobs)))
             }
             StoreKind::DynamoDb => {
-                let sdk = crate::aws::sdk_config().await;
+                let sdk = crate::aws::sdk_config()?;
                 let (store, queue) = self.aws_ports(&sdk, true).await?;
                 let blobs = S3Blobs::new(&sdk, self.bucket.clone());
                 blobs.ensure_bucket().await.map_err(|e| e.to_string())?;
@@ -107,7 +107,7 @@ impl Config {
     /// embedded store is not linked into them.
     pub async fn aws_ports(
         &self,
-        sdk: &aws_config::SdkConfig,
+        sdk: &aws_types::SdkConfig,
         create: bool,
     ) -> Result<(Arc<dyn Store>, Arc<dyn Queue>), String> {
         let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), self.table.clone());

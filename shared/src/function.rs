@@ -7,7 +7,7 @@ use crate::http::router::{RouteConflict, Routes};
 use crate::ports::Ports;
 
 /// Builds a function's blob store from the SDK configuration and the bucket's name.
-pub type BlobStore = fn(&aws_config::SdkConfig, String) -> std::sync::Arc<dyn crate::blobs::Blobs>;
+pub type BlobStore = fn(&aws_types::SdkConfig, String) -> std::sync::Arc<dyn crate::blobs::Blobs>;
 
 /// The documents of the functions that keep them: the S3 bucket.
 pub const S3_DOCUMENTS: Option<BlobStore> =

@@ -193,7 +193,7 @@ fn failures(failed: impl Iterator<Item = String>) -> aws_lambda_events::event::s
 }
 
 /// Lambda functions link DynamoDB and SQS only; the embedded store is the local API's.
-async fn aws_ports() -> Result<(Ports, aws_config::SdkConfig, Config), String> {
+async fn aws_ports() -> Result<(Ports, aws_types::SdkConfig, Config), String> {
     let cfg = Config::from_env("dynamodb")?;
     if let StoreKind::Embedded(_) = cfg.store {
         return Err(
@@ -202,7 +202,7 @@ async fn aws_ports() -> Result<(Ports, aws_config::SdkConfig, Config), String> {
                 .into(),
         );
     }
-    let sdk = crate::aws::sdk_config().await;
+    let sdk = crate::aws::sdk_config()?;
     let (store, queue) = cfg.aws_ports(&sdk, false).await?;
     let mut ports = Ports::new(store, queue, Arc::new(SystemClock), cfg.env);
     // The functions that place orders (and the book worker, which sends the open's

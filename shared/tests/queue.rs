@@ -29,7 +29,7 @@ fn require_endpoint() {
 
 async fn sqs_client() -> aws_sdk_sqs::Client {
     require_endpoint();
-    aws_sdk_sqs::Client::new(&shared::aws::sdk_config().await)
+    aws_sdk_sqs::Client::new(&shared::aws::sdk_config().expect("the AWS environment"))
 }
 
 /// An SQS queue of its own.

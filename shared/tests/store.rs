@@ -43,7 +43,7 @@ async fn dynamo_store_on(table: String) -> DynamoStore {
              AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_EC2_METADATA_DISABLED=true"
         );
     }
-    let config = shared::aws::sdk_config().await;
+    let config = shared::aws::sdk_config().expect("the AWS environment");
     DynamoStore::new(aws_sdk_dynamodb::Client::new(&config), table)
 }
 
