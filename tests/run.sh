@@ -29,7 +29,7 @@ for _ in $(seq 1 100); do
 done
 
 export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=test \
-  AWS_SECRET_ACCESS_KEY=test AWS_EC2_METADATA_DISABLED=true
+  AWS_SECRET_ACCESS_KEY=test
 if [ $# -gt 0 ]; then
   cargo test --workspace "$@"
   exit 0
