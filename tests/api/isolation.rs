@@ -30,7 +30,7 @@ pub(crate) struct Seeded {
 
 impl Seeded {
     /// A's record of `kind` (a key of `kinds`, else of `params`).
-    fn record(&self, kind: &str) -> &str {
+    pub(crate) fn record(&self, kind: &str) -> &str {
         self.kinds
             .get(kind)
             .or_else(|| self.params.get(kind))

@@ -39,9 +39,17 @@ both!(
         for op in ops {
             let takes_files = routes.takes_files(&format!("/v3/{op}"));
             let mut all = request(op, &a, &own);
-            if op == "createIssuer" {
-                // The sweep leaves it out (see isolation's NO_LOOKUP); here A creates one.
-                all.push(("issuerName", "A's issuer"));
+            // What the sweep leaves out (see isolation's NO_LOOKUP) or names otherwise.
+            match op {
+                "createIssuer" => all.extend([
+                    ("issuerName", "A's issuer"),
+                    ("firstName", "Ada"),
+                    ("lastName", "Stone"),
+                    ("email", "ada@example.com"),
+                    ("phoneNumber", "5551234567"),
+                ]),
+                "createEntitySupp" | "updateEntitySupp" => all.push(("entityID", a.record("entityId"))),
+                _ => {}
             }
             let first_file = if takes_files {
                 vec!["userfile0".to_owned()]
@@ -63,8 +71,7 @@ both!(
                 match all.iter().find(|(n, _)| *n == name) {
                     Some(pair) => sent.push(*pair),
                     None if takes_files => files.push(name),
-                    // Required, with no value of the sweep's to go on with.
-                    None => break,
+                    None => panic!("{op}: {name} is required and the test has no value for it"),
                 }
             }
             let types: BTreeMap<String, &str> = reads
@@ -91,7 +98,7 @@ both!(
         }
         let committed: BTreeMap<String, Value> =
             serde_json::from_str(&std::fs::read_to_string(FILE).expect("the parameters file")).unwrap();
-        let changed: Vec<&String> = table
+        let changed: std::collections::BTreeSet<&String> = table
             .keys()
             .chain(committed.keys())
             .filter(|op| table.get(*op) != committed.get(*op))
