@@ -43,12 +43,12 @@ fn body(entry: &Value, takes_files: bool) -> Value {
             properties.insert(name.to_owned(), json!({"type": "string", "format": "binary"}));
         }
     }
-    let required = entry["required"].clone();
-    let has_required = required.as_array().is_some_and(|r| !r.is_empty());
+    let required = entry["required"].as_array().cloned().unwrap_or_default();
+    let has_required = !required.is_empty();
     let schema = json!({
         "type": "object",
         "properties": properties,
-        "required": if has_required { required } else { json!([]) },
+        "required": required,
         "additionalProperties": true,
     });
     let content = if takes_files {
