@@ -1,6 +1,9 @@
 //! Logging set-up: `RUST_LOG` as `level` or `target=level,...` (default `info`), JSON lines
-//! in Lambda, text locally. The filter parses without regular expressions, which keeps
+//! in Lambda, text locally (coloured only on a terminal: a log file gets no escape codes, and
+//! each request's span is formatted without them). The filter parses without regular expressions, which keeps
 //! them out of the function binaries.
+
+use std::io::IsTerminal;
 
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
@@ -24,6 +27,7 @@ pub fn init(json: bool) {
             .with_target(false);
         registry.with(layer).init();
     } else {
-        registry.with(tracing_subscriber::fmt::layer()).init();
+        let layer = tracing_subscriber::fmt::layer().with_ansi(std::io::stdout().is_terminal());
+        registry.with(layer).init();
     }
 }

@@ -380,6 +380,8 @@ async fn main() -> Result<(), String> {
             }
         };
         backoff.succeeded();
+        // Each answer is one write: sent at once, never held back for the client's ACK.
+        let _ = stream.set_nodelay(true);
         let app = app.clone();
         tokio::spawn(async move {
             // Each request of the connection must arrive whole within the read timeout:

@@ -122,6 +122,22 @@ impl App {
     pub async fn handle(self: &Arc<Self>, req: RawRequest) -> Handled {
         let request_id = crate::ids::unique();
         let path = req.path.strip_prefix(LEGACY_PREFIX).unwrap_or(&req.path).to_owned();
+        if is_health(&req.method, &path) {
+            // No span: a health check logs nothing but an internal error, which names its
+            // request itself, and a span would be most of what a probe costs.
+            let result = self.health_check(&req, &path).await;
+            if let Err(ApiError::Internal(cause)) = &result {
+                tracing::error!(request_id = request_id.as_str(), error = %cause, "internal error");
+            }
+            let (status, body) = match result {
+                Ok(reply) => render_reply(reply),
+                Err(e) => render_error(&e, Style::Resource, &request_id),
+            };
+            return Handled {
+                response: json_response(status, body, &request_id),
+                events: Vec::new(),
+            };
+        }
         // Operation and client are recorded once known; the path is left out of the span
         // (the operation names the route) to keep the per-request cost down.
         let span = tracing::info_span!(
@@ -187,16 +203,6 @@ impl App {
         committed: Arc<Mutex<Vec<Envelope>>>,
         idem: &mut Idem,
     ) -> (Style, Result<Reply, ApiError>) {
-        if is_health(&req.method, path) {
-            // The allow-list applies here too: a blocked address learns nothing, not even
-            // whether a key is valid.
-            let result = match self.authenticate(&req, None).await {
-                Ok(client) if !client.ip_allowed(req.ip) => Err(ApiError::IpNotAllowed),
-                Ok(_) => Ok(self.health(path)),
-                Err(e) => Err(e),
-            };
-            return (Style::Resource, result);
-        }
         let Some(matched) = self.routes.find(&req.method, path) else {
             return (Style::Method, Err(ApiError::UnknownRoute(path.to_owned())));
         };
@@ -394,6 +400,16 @@ impl App {
             }
         };
         self.clients.authenticate(self.store.as_ref(), &creds).await
+    }
+
+    /// `GET /v3/ping` or `/v3/status`. The allow-list applies here too: a blocked address
+    /// learns nothing, not even whether a key is valid.
+    async fn health_check(&self, req: &RawRequest, path: &str) -> Result<Reply, ApiError> {
+        let client = self.authenticate(req, None).await?;
+        if !client.ip_allowed(req.ip) {
+            return Err(ApiError::IpNotAllowed);
+        }
+        Ok(self.health(path))
     }
 
     fn health(&self, path: &str) -> Reply {
