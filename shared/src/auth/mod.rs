@@ -4,6 +4,7 @@
 //! compared in constant time (a password hash would cost milliseconds per request and buys
 //! nothing for random keys). Client records are cached per instance for a short time.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, RwLock};
@@ -204,16 +205,17 @@ pub fn random_secret() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Credentials presented with a request.
+/// Credentials presented with a request: borrowed from its header, owned when they come
+/// from a decoded body.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Credentials {
-    pub client_id: String,
-    pub api_key: String,
+pub struct Credentials<'a> {
+    pub client_id: Cow<'a, str>,
+    pub api_key: Cow<'a, str>,
 }
 
 /// `Authorization: Bearer <CLIENT_ID>:<API_KEY>`. `Some(None)` when a header is present but
 /// unusable (it still wins over body credentials).
-pub fn header_credentials(headers: &HeaderMap) -> Option<Option<Credentials>> {
+pub fn header_credentials(headers: &HeaderMap) -> Option<Option<Credentials<'_>>> {
     let value = headers.get(http::header::AUTHORIZATION)?;
     let parsed = value.to_str().ok().and_then(|v| {
         let (scheme, rest) = v.trim().split_once(' ')?;
@@ -221,9 +223,9 @@ pub fn header_credentials(headers: &HeaderMap) -> Option<Option<Credentials>> {
             return None;
         }
         let (id, key) = rest.trim().split_once(':')?;
-        (!id.is_empty() && !key.is_empty()).then(|| Credentials {
-            client_id: id.to_owned(),
-            api_key: key.to_owned(),
+        (!id.is_empty() && !key.is_empty()).then_some(Credentials {
+            client_id: Cow::Borrowed(id),
+            api_key: Cow::Borrowed(key),
         })
     });
     Some(parsed)
@@ -295,7 +297,11 @@ impl ClientCache {
     /// Authenticates credentials: `103` unless the client exists and the key matches. An ID
     /// no client can have (empty, too long, or with control characters such as NUL) is `103`
     /// without a store read.
-    pub async fn authenticate(&self, store: &dyn Store, creds: &Credentials) -> Result<Arc<ClientRecord>, ApiError> {
+    pub async fn authenticate(
+        &self,
+        store: &dyn Store,
+        creds: &Credentials<'_>,
+    ) -> Result<Arc<ClientRecord>, ApiError> {
         let id = &creds.client_id;
         if id.is_empty() || id.len() > 256 || id.chars().any(char::is_control) {
             return Err(ApiError::InvalidCredentials);

@@ -392,8 +392,8 @@ impl App {
                 // Part 1: a header or the body, never the URL's query string.
                 let from_body = body.and_then(|p| {
                     Some(Credentials {
-                        client_id: p.body_opt("clientID")?,
-                        api_key: p.body_opt("developerAPIKey")?,
+                        client_id: p.body_opt("clientID")?.into(),
+                        api_key: p.body_opt("developerAPIKey")?.into(),
                     })
                 });
                 from_body.ok_or(ApiError::InvalidCredentials)?
