@@ -142,7 +142,7 @@ mod tests {
             );
         }
         assert_eq!(a[..12], b[..12]);
-        let count = |id: &str| u64::from_str_radix(&id[12..], 16).unwrap();
+        let count = |id: &str| u64::from_str_radix(&id[12..], 16).expect("twelve hex digits, checked above");
         assert!(count(&b) > count(&a), "{a} then {b}");
     }
 }

@@ -1,7 +1,7 @@
 //! Logging set-up: `RUST_LOG` as `level` or `target=level,...` (default `info`), JSON lines
 //! in Lambda, text locally (coloured only on a terminal: a log file gets no escape codes, and
-//! each request's span is formatted without them). The filter parses without regular expressions, which keeps
-//! them out of the function binaries.
+//! each request's span is formatted without them). The filter parses without regular
+//! expressions, which keeps them out of the function binaries.
 
 use std::io::IsTerminal;
 

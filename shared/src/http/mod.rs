@@ -117,21 +117,35 @@ fn json_response(status: u16, body: Bytes, request_id: &str) -> Response<Bytes> 
     r
 }
 
+/// A handler's result as a status and body. An internal error is logged here, once, in its
+/// request's span.
+fn render_result(result: Result<Reply, ApiError>, style: Style, request_id: &str) -> (u16, Bytes) {
+    match result {
+        Ok(reply) => render_reply(reply),
+        Err(e) => {
+            if let ApiError::Internal(cause) = &e {
+                tracing::error!(error = %cause, "internal error");
+            }
+            render_error(&e, style, request_id)
+        }
+    }
+}
+
 impl App {
     /// Handles one request end to end.
     pub async fn handle(self: &Arc<Self>, req: RawRequest) -> Handled {
         let request_id = crate::ids::unique();
         let path = req.path.strip_prefix(LEGACY_PREFIX).unwrap_or(&req.path).to_owned();
         if is_health(&req.method, &path) {
-            // No span: a health check logs nothing but an internal error, which names its
-            // request itself, and a span would be most of what a probe costs.
+            // A span only around an internal error, the one thing a health check logs: a span
+            // for every probe would be most of what a probe costs.
             let result = self.health_check(&req, &path).await;
-            if let Err(ApiError::Internal(cause)) = &result {
-                tracing::error!(request_id = request_id.as_str(), error = %cause, "internal error");
-            }
-            let (status, body) = match result {
-                Ok(reply) => render_reply(reply),
-                Err(e) => render_error(&e, Style::Resource, &request_id),
+            let internal = matches!(result, Err(ApiError::Internal(_)));
+            let render = || render_result(result, Style::Resource, &request_id);
+            let (status, body) = if internal {
+                tracing::info_span!("request", request_id = request_id.as_str()).in_scope(render)
+            } else {
+                render()
             };
             return Handled {
                 response: json_response(status, body, &request_id),
@@ -164,15 +178,7 @@ impl App {
                 };
             }
             let ok = result.is_ok();
-            let (status, body) = match result {
-                Ok(reply) => render_reply(reply),
-                Err(e) => {
-                    if let ApiError::Internal(cause) = &e {
-                        tracing::error!(error = %cause, "internal error");
-                    }
-                    render_error(&e, style, &request_id)
-                }
-            };
+            let (status, body) = render_result(result, style, &request_id);
             let events = if ok {
                 std::mem::take(&mut *committed.lock().unwrap_or_else(|e| e.into_inner()))
             } else {
