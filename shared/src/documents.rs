@@ -11,7 +11,7 @@ use crate::ctx::Ctx;
 use crate::error::ApiError;
 use crate::http::params::{Params, Upload};
 use crate::ids::{sortable, IdKind};
-use crate::store::{Cond, Index, Key, Query, SkRange, Val, Write};
+use crate::store::{Cond, Index, Key, Query, Val, Write};
 
 pub const DOCUMENT: IdKind = IdKind::numeric("document", 100_000);
 
@@ -579,8 +579,6 @@ pub async fn discard(ctx: &Ctx, docs: &[Document]) {
 /// Every document of an owner, oldest first.
 pub async fn list(ctx: &Ctx, owner: Owner<'_>) -> Result<Vec<Document>, ApiError> {
     let mut q = Query::new(Index::Table, partition(ctx.client_id(), owner));
-    q.sk = SkRange::All;
-    q.forward = true;
     q.limit = 500;
     let decode = |item: &crate::store::Item| {
         let d = item.get("d").and_then(Val::as_str).unwrap_or("");

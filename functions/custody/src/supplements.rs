@@ -11,7 +11,7 @@ use shared::model::custody::{
 };
 use shared::model::ids::{no_party, PartyId};
 use shared::model::Party;
-use shared::records;
+use shared::records::{self, Owned};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 /// The fields of `names` the call sends (trimmed), in that order.
@@ -47,6 +47,18 @@ fn merged(before: &Fields, changes: &[(String, String)]) -> Fields {
     out
 }
 
+/// Stores the supplement `make` builds (given the time) over whatever its owner holds: a
+/// create replaces an existing supplement.
+async fn replace<R: Owned + Send + 'static>(ctx: Ctx, make: impl Fn(String) -> R + Send) -> Result<R, ApiError> {
+    ctx.transact(async move |ctx, _| {
+        let after = make(ctx.now());
+        let before = records::owned::<R>(ctx.store(), ctx.client_id(), after.owner()).await?;
+        let write = records::owned_put(ctx.client_id(), &after, before.map(|b| b.version))?;
+        Ok(Plan::new(vec![write], after))
+    })
+    .await
+}
+
 /// createCustodyAccountSupplement (`strict`: the mailing address required) and
 /// addCustodyAccountSupplement: `accountId` and part 3's fields. Answers `accountDetails`
 /// echoing the stored supplement, statusDesc `Account added successfully.`.
@@ -62,21 +74,14 @@ async fn create_account(ctx: Ctx, p: Params, strict: bool) -> Result<Reply, ApiE
     check_account_supplement(&fields)?;
     let ip = created_ip(&ctx, &p)?;
     let account = records::active_account(&ctx, &account).await?.rec.id;
-    let after = ctx
-        .transact(async move |ctx, _| {
-            let before = records::owned::<AccountSupplement>(ctx.store(), ctx.client_id(), &account).await?;
-            let now = ctx.now();
-            let after = AccountSupplement {
-                account_id: account.clone(),
-                fields: fields.clone(),
-                created_ip: ip.clone(),
-                created_date: now.clone(),
-                updated_date: now,
-            };
-            let write = records::owned_put(ctx.client_id(), &after, before.map(|b| b.version))?;
-            Ok(Plan::new(vec![write], after))
-        })
-        .await?;
+    let after = replace(ctx, move |now| AccountSupplement {
+        account_id: account.clone(),
+        fields: fields.clone(),
+        created_ip: ip.clone(),
+        created_date: now.clone(),
+        updated_date: now,
+    })
+    .await?;
     Ok(Reply::ok()
         .desc("Account added successfully.")
         .with_value("accountDetails", Value::Object(after.view())))
@@ -161,21 +166,14 @@ async fn create_party(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     }
     let ip = created_ip(&ctx, &p)?;
     let party = records::live::<Party>(&ctx, party.as_str(), no_party).await?.rec.id;
-    let after = ctx
-        .transact(async move |ctx, _| {
-            let before = records::owned::<PartySupplement>(ctx.store(), ctx.client_id(), &party).await?;
-            let now = ctx.now();
-            let after = PartySupplement {
-                party_id: party.clone(),
-                fields: fields.clone(),
-                created_ip: ip.clone(),
-                created_date: now.clone(),
-                updated_date: now,
-            };
-            let write = records::owned_put(ctx.client_id(), &after, before.map(|b| b.version))?;
-            Ok(Plan::new(vec![write], after))
-        })
-        .await?;
+    let after = replace(ctx, move |now| PartySupplement {
+        party_id: party.clone(),
+        fields: fields.clone(),
+        created_ip: ip.clone(),
+        created_date: now.clone(),
+        updated_date: now,
+    })
+    .await?;
     Ok(Reply::ok()
         .desc("Party added successfully.")
         .with_value("party details", Value::Object(after.view())))

@@ -10,24 +10,12 @@ use shared::records::offering;
 use shared::records::trade;
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
+use crate::edits::FIELD_NAMES;
 use crate::support::{active_account, ip_param, opt_date, primary, primary_still_there, units};
 
-/// The fields a trade request may set (field permissions, `110`).
-pub const FIELDS: &[&str] = &[
-    "transactionType",
-    "transactionUnits",
-    "fees",
-    "field1",
-    "field2",
-    "field3",
-    "RRApprovalStatus",
-    "RRName",
-    "RRApprovalDate",
-    "PrincipalApprovalStatus",
-    "PrincipalName",
-    "PrincipalDate",
-    "closeId",
-];
+/// The fields only createTrade sets (field permissions, `110`); the others are the edits'
+/// [`FIELD_NAMES`].
+const CREATE_FIELDS: &[&str] = &["transactionType", "transactionUnits", "fees"];
 
 /// The approval status default (part 2: `Pending`).
 const PENDING: &str = "Pending";
@@ -43,7 +31,8 @@ struct Request {
 }
 
 fn parse(ctx: &Ctx, p: &Params) -> Result<Request, ApiError> {
-    ctx.check_fields(p, FIELDS)?;
+    ctx.check_fields(p, CREATE_FIELDS)?;
+    ctx.check_fields(p, FIELD_NAMES)?;
     let account = p.req(&["accountId"])?;
     let offering = numeric_id("offeringId", &p.req(&["offeringId"])?)?;
     let transaction_type = normalize_transaction_type(&p.req(&["transactionType"])?);

@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use shared::documents::{self, Document, Owner, INVESTOR_FILES};
 use shared::records;
-use shared::store::{CmpOp, Cond, Index, Query, SkRange, Val, Write};
+use shared::store::{CmpOp, Cond, Index, Query, Val, Write};
 use shared::webhooks::view_event;
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
@@ -66,8 +66,7 @@ struct Raw {
 
 /// Every document record of a trade, deleted ones included, oldest first (one query).
 async fn raw_documents(ctx: &Ctx, trade: &str) -> Result<Vec<Raw>, ApiError> {
-    let mut q = Query::new(Index::Table, documents::partition(ctx.client_id(), owner(trade)));
-    q.sk = SkRange::All;
+    let q = Query::new(Index::Table, documents::partition(ctx.client_id(), owner(trade)));
     let mut out = Vec::new();
     for item in &records::query_all(ctx.store(), q).await? {
         let json = item.get("d").and_then(Val::as_str).unwrap_or("").to_owned();

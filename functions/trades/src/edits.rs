@@ -16,17 +16,17 @@ use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use crate::support::{account_trade, existing_account, guard_ach, opt_date, trade_id, trade_of, units, yes_no};
 
-/// The trade fields updateTrade (and updateTradeStatus) may set, as parameters.
+/// The trade fields createTrade, updateTrade and updateTradeStatus may set, as parameters.
 pub const FIELD_NAMES: &[&str] = &[
+    "field1",
+    "field2",
+    "field3",
     "RRApprovalStatus",
     "RRName",
     "RRApprovalDate",
     "PrincipalApprovalStatus",
     "PrincipalName",
     "PrincipalDate",
-    "field1",
-    "field2",
-    "field3",
     "closeId",
 ];
 
@@ -50,15 +50,15 @@ impl TradeFields {
     /// Sets the fields sent; answers whether anything changed.
     pub fn apply(&self, t: &mut Trade) -> bool {
         let slots: [&mut String; 10] = [
+            &mut t.field1,
+            &mut t.field2,
+            &mut t.field3,
             &mut t.rr_approval_status,
             &mut t.rr_name,
             &mut t.rr_approval_date,
             &mut t.principal_approval_status,
             &mut t.principal_name,
             &mut t.principal_date,
-            &mut t.field1,
-            &mut t.field2,
-            &mut t.field3,
             &mut t.close_id,
         ];
         let mut changed = false;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use shared::ids::sortable;
 use shared::model::ids::numeric_id;
 use shared::records;
-use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Val, Write};
+use shared::store::{CmpOp, Cond, Index, Item, Key, Query, Val, Write};
 use shared::webhooks::{view_event, Event};
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
@@ -173,8 +173,7 @@ pub async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 Some(n) => Some(numeric_id("noteId", &n)?),
                 None => None,
             };
-            let mut q = Query::new(Index::Table, note_pk(ctx.client_id(), &t.id));
-            q.sk = SkRange::All;
+            let q = Query::new(Index::Table, note_pk(ctx.client_id(), &t.id));
             let mut notes = Vec::new();
             for item in &records::query_all(ctx.store(), q).await? {
                 let n = decode(item)?.rec;

@@ -30,7 +30,7 @@ use shared::ids::sortable;
 use shared::model::trade::Trade;
 use shared::providers::esign::{ESignError, ESignProvider};
 use shared::records::{self, trade, Stored};
-use shared::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Store, Val, Write};
+use shared::store::{CmpOp, Cond, Index, Item, Key, Query, Store, Val, Write};
 use shared::webhooks::Event;
 use shared::{ApiError, Ctx};
 
@@ -145,8 +145,7 @@ impl SignDoc {
 
 /// A trade's subscription documents, every sending, in the order they were made (one query).
 pub async fn of_trade(store: &dyn Store, client: &str, trade_id: &str) -> Result<Vec<Stored<SignDoc>>, ApiError> {
-    let mut q = Query::new(Index::Table, trade_partition(client, trade_id));
-    q.sk = SkRange::All;
+    let q = Query::new(Index::Table, trade_partition(client, trade_id));
     let mut out = Vec::new();
     for item in &records::query_all(store, q).await? {
         out.push(records::decode::<SignDoc>(item, "subscription document")?);

@@ -15,8 +15,8 @@ use rust_decimal::Decimal;
 
 use crate::error::ApiError;
 use crate::model::custody::{AccountSupplement, Attestation, CustodyRequest, PartySupplement};
-use crate::records::{decode, get_json, json_item, next_version, versioned_put, Owned, Stored};
-use crate::store::{CmpOp, Cond, Index, Key, Query, SkRange, Store, Update, Val, Write};
+use crate::records::{get_json, json_item, next_version, versioned_put, Owned, Stored};
+use crate::store::{CmpOp, Cond, Key, Store, Update, Val, Write};
 
 // ---------------------------------------------------------------- per account or party
 
@@ -107,20 +107,12 @@ pub async fn request(
 
 /// Every client's requests awaiting review, oldest first: (client, accountId).
 pub async fn due_requests(store: &dyn Store) -> Result<Vec<(String, String)>, ApiError> {
-    let mut q = Query::new(Index::Gsi1, CUSTODY_DUE);
-    q.sk = SkRange::All;
-    q.forward = true;
-    q.limit = 500;
-    let mut out = Vec::new();
-    for item in crate::records::query_all(store, q).await? {
-        let pk = item.get("pk").and_then(Val::as_str).unwrap_or("");
-        let Some(client) = pk.strip_suffix("#CUSTREQ") else {
-            continue;
-        };
-        let r: Stored<CustodyRequest> = decode(&item, "corrupt custody request")?;
-        out.push((client.to_owned(), r.rec.account_id));
-    }
-    Ok(out)
+    let due = crate::records::every_client::<CustodyRequest>(store, CUSTODY_DUE, "#CUSTREQ", "corrupt custody request");
+    Ok(due
+        .await?
+        .into_iter()
+        .map(|(client, r)| (client, r.rec.account_id))
+        .collect())
 }
 
 // ---------------------------------------------------------------- the settled balance

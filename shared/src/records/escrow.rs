@@ -13,7 +13,7 @@
 use crate::error::ApiError;
 use crate::model::escrow::Reconciliation;
 use crate::records::{get_json, json_item, query_all};
-use crate::store::{Index, Key, Query, SkRange, Store, Val, Write};
+use crate::store::{Index, Key, Query, Store, Val, Write};
 
 /// The index partition of every client's escrow accounts.
 pub const ESCROW_ACCOUNTS: &str = "ESCROWACCTS";
@@ -32,8 +32,7 @@ pub fn use_write(client: &str, number: &str, offering: &str) -> Write {
 
 /// The offerings marked as using account `number` (some may have moved since).
 pub async fn users(store: &dyn Store, client: &str, number: &str) -> Result<Vec<String>, ApiError> {
-    let mut q = Query::new(Index::Table, use_key(client, number, "").pk);
-    q.sk = SkRange::All;
+    let q = Query::new(Index::Table, use_key(client, number, "").pk);
     Ok(query_all(store, q)
         .await?
         .iter()
@@ -61,8 +60,6 @@ pub fn reconciliation_write(client: &str, number: &str, r: &Reconciliation) -> R
 /// Every client's escrow accounts: (client, number).
 pub async fn all_accounts(store: &dyn Store) -> Result<Vec<(String, String)>, ApiError> {
     let mut q = Query::new(Index::Gsi1, ESCROW_ACCOUNTS);
-    q.sk = SkRange::All;
-    q.forward = true;
     q.limit = 500;
     Ok(query_all(store, q)
         .await?

@@ -475,6 +475,27 @@ pub async fn query_all(store: &dyn Store, mut q: crate::store::Query) -> Result<
     }
 }
 
+/// Every client's records in a cross-client index partition (`pk`, such as a batch's due
+/// index), oldest first: (client, record). Each item's own partition is `{client}{suffix}`;
+/// an item of another partition is passed over. One index query a page of 500.
+pub async fn every_client<R: DeserializeOwned>(
+    store: &dyn Store,
+    pk: &str,
+    suffix: &str,
+    corrupt: &'static str,
+) -> Result<Vec<(String, Stored<R>)>, ApiError> {
+    let mut q = crate::store::Query::new(crate::store::Index::Gsi1, pk);
+    q.limit = 500;
+    let mut out = Vec::new();
+    for item in query_all(store, q).await? {
+        let pk = item.get("pk").and_then(Val::as_str).unwrap_or("");
+        if let Some(client) = pk.strip_suffix(suffix) {
+            out.push((client.to_owned(), decode(&item, corrupt)?));
+        }
+    }
+    Ok(out)
+}
+
 /// The caller's live records of one kind, newest first (`createdDate`, then ID), at most
 /// `max`: the live-list index read backwards, one page per 1000.
 pub async fn newest<R: Record>(ctx: &crate::Ctx, max: usize) -> Result<Vec<R>, ApiError> {

@@ -24,7 +24,7 @@ use crate::error::ApiError;
 use crate::ids::sortable;
 use crate::model::offering::{no_offering, EscrowAccount, Offering, OfferingChange, PurchaseEntry};
 use crate::records::{self, Record, Stored};
-use crate::store::{CmpOp, Cond, Index, Item, Key, Query, SkRange, Store, Update, Val, Write};
+use crate::store::{CmpOp, Cond, Index, Item, Key, Query, Store, Update, Val, Write};
 
 /// Top-level attribute names of the offering item (see the module documentation).
 pub mod attr {
@@ -204,8 +204,7 @@ pub async fn purchase_history(
     client: &str,
     offering_id: &str,
 ) -> Result<Vec<PurchaseEntry>, ApiError> {
-    let mut q = Query::new(Index::Table, purchase_key(client, offering_id, "").pk);
-    q.sk = SkRange::All;
+    let q = Query::new(Index::Table, purchase_key(client, offering_id, "").pk);
     let mut out = Vec::new();
     for item in &super::query_all(store, q).await? {
         let d = item.get("d").and_then(Val::as_str).unwrap_or("");

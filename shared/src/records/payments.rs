@@ -199,8 +199,6 @@ async fn all_in<T: serde::de::DeserializeOwned>(
     pk: String,
 ) -> Result<Vec<T>, ApiError> {
     let mut q = Query::new(index, pk);
-    q.sk = SkRange::All;
-    q.forward = true;
     q.limit = 500;
     crate::records::query_all(store, q)
         .await?
@@ -227,7 +225,6 @@ pub async fn custody_moves(store: &dyn Store, client: &str, account: Option<&str
         Some(a) => SkRange::BeginsWith(format!("{a}#")),
         None => SkRange::All,
     };
-    q.forward = true;
     q.limit = 500;
     crate::records::query_all(store, q)
         .await?
@@ -239,20 +236,8 @@ pub async fn custody_moves(store: &dyn Store, client: &str, account: Option<&str
 /// Every client's `Pending` moves of a batch (`due`: [`ACH_DUE`] or [`CARD_DUE`]), oldest
 /// first: (client, move). One index query a page; the index holds nothing else.
 pub async fn due_moves(store: &dyn Store, due: &str) -> Result<Vec<(String, FundMove)>, ApiError> {
-    let mut q = Query::new(Index::Gsi1, due);
-    q.sk = SkRange::All;
-    q.forward = true;
-    q.limit = 500;
-    let mut out = Vec::new();
-    for item in crate::records::query_all(store, q).await? {
-        let pk = item.get("pk").and_then(Val::as_str).unwrap_or("");
-        let Some(client) = pk.strip_suffix("#FUNDMOVE") else {
-            continue;
-        };
-        let m: Stored<FundMove> = decode(&item, "corrupt fund move")?;
-        out.push((client.to_owned(), m.rec));
-    }
-    Ok(out)
+    let moves = crate::records::every_client::<FundMove>(store, due, "#FUNDMOVE", "corrupt fund move").await?;
+    Ok(moves.into_iter().map(|(client, m)| (client, m.rec)).collect())
 }
 
 // ---------------------------------------------------------------- the fund-once marker

@@ -13,7 +13,7 @@
 use crate::error::ApiError;
 use crate::ids::sortable;
 use crate::model::subscription::OfferingTemplate;
-use crate::store::{CmpOp, Cond, Index, Key, Query, SkRange, Store, Val, Write};
+use crate::store::{CmpOp, Cond, Index, Key, Query, Store, Val, Write};
 
 /// An offering template as read, with its version.
 pub type StoredTemplate = super::Stored<OfferingTemplate>;
@@ -115,7 +115,6 @@ pub async fn find(
 /// sends (their `template_key`s).
 pub async fn active(store: &dyn Store, client: &str, offering_id: &str) -> Result<Vec<OfferingTemplate>, ApiError> {
     let mut q = Query::new(Index::Table, partition(client, offering_id));
-    q.sk = SkRange::All;
     q.forward = false;
     q.limit = 500;
     let mut out = Vec::new();

@@ -26,7 +26,7 @@ use crate::model::offering::OfferingChange;
 use crate::model::trade::{offering_change, Trade};
 use crate::records::offering;
 use crate::records::{self, Stored};
-use crate::store::{Cond, Index, Item, Key, Query, SkRange, Store, Val, Write};
+use crate::store::{Cond, Index, Item, Key, Query, Store, Val, Write};
 
 /// The offering write of a change, or none when it changes nothing there.
 pub fn offering_write(client: &str, offering_id: &str, change: &OfferingChange) -> Option<Write> {
@@ -119,7 +119,6 @@ pub async fn existing(store: &dyn Store, client: &str, trade_id: &str) -> Result
 
 async fn copies(store: &dyn Store, pk: String, forward: bool) -> Result<Vec<Trade>, ApiError> {
     let mut q = Query::new(Index::Table, pk);
-    q.sk = SkRange::All;
     q.forward = forward;
     super::query_all(store, q).await?.iter().map(decode).collect()
 }
