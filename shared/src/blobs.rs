@@ -13,6 +13,8 @@ use bytes::Bytes;
 use futures_util::stream::BoxStream;
 use futures_util::StreamExt;
 
+use crate::aws::LazyClient;
+
 /// How long a document URL stays valid.
 pub const URL_TTL: Duration = Duration::from_secs(15 * 60);
 
@@ -385,7 +387,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 
 /// Documents in an S3 bucket; URLs are S3 presigned GETs.
 pub struct S3Blobs {
-    client: aws_sdk_s3::Client,
+    client: LazyClient<aws_sdk_s3::Client>,
     bucket: String,
 }
 
@@ -397,22 +399,30 @@ impl S3Blobs {
     /// An endpoint override (moto, LocalStack) needs path-style addressing: the bucket cannot
     /// be a subdomain of an IP address.
     pub fn new(sdk: &aws_types::SdkConfig, bucket: String) -> S3Blobs {
-        let path_style = sdk.endpoint_url().is_some();
-        let conf = aws_sdk_s3::config::Builder::from(sdk)
-            .force_path_style(path_style)
-            .build();
-        S3Blobs {
-            client: aws_sdk_s3::Client::from_conf(conf),
-            bucket,
-        }
+        let client = LazyClient::new(sdk, |sdk| {
+            let path_style = sdk.endpoint_url().is_some();
+            let conf = aws_sdk_s3::config::Builder::from(sdk)
+                .force_path_style(path_style)
+                .build();
+            aws_sdk_s3::Client::from_conf(conf)
+        });
+        S3Blobs { client, bucket }
     }
 
     /// Creates the bucket when missing (the local API and tests; in AWS the template owns it).
     pub async fn ensure_bucket(&self) -> Result<(), BlobError> {
-        if self.client.head_bucket().bucket(&self.bucket).send().await.is_ok() {
+        if self
+            .client
+            .get()
+            .head_bucket()
+            .bucket(&self.bucket)
+            .send()
+            .await
+            .is_ok()
+        {
             return Ok(());
         }
-        match self.client.create_bucket().bucket(&self.bucket).send().await {
+        match self.client.get().create_bucket().bucket(&self.bucket).send().await {
             Ok(_) => Ok(()),
             Err(e) if e.as_service_error().is_some_and(|s| s.is_bucket_already_owned_by_you()) => Ok(()),
             Err(e) => Err(s3_err(aws_sdk_s3::error::DisplayErrorContext(e))),
@@ -424,6 +434,7 @@ impl S3Blobs {
 impl Blobs for S3Blobs {
     async fn put(&self, key: &str, bytes: Bytes, content_type: &str) -> Result<(), BlobError> {
         self.client
+            .get()
             .put_object()
             .bucket(&self.bucket)
             .key(key)
@@ -436,7 +447,14 @@ impl Blobs for S3Blobs {
     }
 
     async fn get(&self, key: &str, limit: u64) -> Result<Fetched, BlobError> {
-        let got = self.client.get_object().bucket(&self.bucket).key(key).send().await;
+        let got = self
+            .client
+            .get()
+            .get_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .send()
+            .await;
         let object = match got {
             Ok(o) => o,
             Err(e) if e.as_service_error().is_some_and(|s| s.is_no_such_key()) => return Ok(Fetched::Missing),
@@ -455,6 +473,7 @@ impl Blobs for S3Blobs {
 
     async fn delete(&self, key: &str) -> Result<(), BlobError> {
         self.client
+            .get()
             .delete_object()
             .bucket(&self.bucket)
             .key(key)
@@ -465,12 +484,12 @@ impl Blobs for S3Blobs {
     }
 
     async fn url(&self, key: &str, ttl: Duration) -> Result<String, BlobError> {
-        let get = self.client.get_object().bucket(&self.bucket).key(key);
+        let get = self.client.get().get_object().bucket(&self.bucket).key(key);
         presigned_uri(get.presigned(presigning(ttl)?).await)
     }
 
     async fn upload_url(&self, key: &str, ttl: Duration) -> Result<String, BlobError> {
-        let put = self.client.put_object().bucket(&self.bucket).key(key);
+        let put = self.client.get().put_object().bucket(&self.bucket).key(key);
         presigned_uri(put.presigned(presigning(ttl)?).await)
     }
 }

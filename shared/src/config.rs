@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::aws::LazyClient;
 use crate::blobs::{Blobs, DirBlobs, S3Blobs};
 use crate::ports::Environment;
 use crate::queue::embedded::EmbeddedQueue;
@@ -114,10 +115,11 @@ impl Config {
         if create {
             store.ensure_table().await.map_err(|e| e.to_string())?;
         }
-        let sqs = aws_sdk_sqs::Client::new(sdk);
         let queue = match &self.webhook_queue {
-            QueueRef::Url(url) => SqsQueue::new(sqs, url.clone()),
-            QueueRef::Name(name) if create => SqsQueue::ensure(sqs, name).await.map_err(|e| e.to_string())?,
+            QueueRef::Url(url) => SqsQueue::new(LazyClient::new(sdk, aws_sdk_sqs::Client::new), url.clone()),
+            QueueRef::Name(name) if create => SqsQueue::ensure(aws_sdk_sqs::Client::new(sdk), name)
+                .await
+                .map_err(|e| e.to_string())?,
             QueueRef::Name(name) => return Err(format!("IPS_WEBHOOK_QUEUE_URL is required (queue {name})")),
         };
         Ok((Arc::new(store), Arc::new(queue)))

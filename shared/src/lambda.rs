@@ -8,6 +8,7 @@ use lambda_http::request::RequestContext;
 use lambda_http::{Body, Request, RequestExt, Response};
 
 use crate::app::OperatorAccess;
+use crate::aws::LazyClient;
 use crate::clock::SystemClock;
 use crate::config::{Config, StoreKind};
 use crate::function::Function;
@@ -58,8 +59,10 @@ pub async fn serve_batches(batches: &'static [crate::batches::Batch]) -> Result<
     let (ports, sdk, _) = aws_ports().await?;
     let ports = Arc::new(ports);
     let url = std::env::var("IPS_BATCH_QUEUE_URL").map_err(|_| "IPS_BATCH_QUEUE_URL is required")?;
-    let queue: Arc<dyn crate::queue::Queue> =
-        Arc::new(crate::queue::sqs::SqsQueue::new(aws_sdk_sqs::Client::new(&sdk), url));
+    let queue: Arc<dyn crate::queue::Queue> = Arc::new(crate::queue::sqs::SqsQueue::new(
+        LazyClient::new(&sdk, aws_sdk_sqs::Client::new),
+        url,
+    ));
     lambda_runtime::run(lambda_runtime::service_fn(
         move |event: lambda_runtime::LambdaEvent<BatchInput>| {
             let (ports, queue) = (ports.clone(), queue.clone());
@@ -209,7 +212,7 @@ async fn aws_ports() -> Result<(Ports, aws_types::SdkConfig, Config), String> {
     // uncrossing) get the order queue.
     if let Ok(url) = std::env::var("IPS_ORDER_QUEUE_URL") {
         ports.sequencer = Some(Arc::new(crate::queue::sequencer::SqsSequencer::new(
-            aws_sdk_sqs::Client::new(&sdk),
+            LazyClient::new(&sdk, aws_sdk_sqs::Client::new),
             url,
         )));
     }

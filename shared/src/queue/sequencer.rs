@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, Notify};
 
 use super::QueueError;
+use crate::aws::LazyClient;
 use crate::error::ApiError;
 
 /// Work for one security's book: place an order on it, or (without one) uncross it at the
@@ -121,13 +122,16 @@ impl<P: Send + Sync + 'static> Sequencer<P> for LocalSequencer<P> {
 /// The sequencer on an SQS FIFO queue: the message group is the book, and each message is
 /// distinct (the worker, not SQS's deduplication, makes a repeat harmless).
 pub struct SqsSequencer {
-    client: aws_sdk_sqs::Client,
+    client: LazyClient<aws_sdk_sqs::Client>,
     queue_url: String,
 }
 
 impl SqsSequencer {
-    pub fn new(client: aws_sdk_sqs::Client, queue_url: String) -> Self {
-        SqsSequencer { client, queue_url }
+    pub fn new(client: impl Into<LazyClient<aws_sdk_sqs::Client>>, queue_url: String) -> Self {
+        SqsSequencer {
+            client: client.into(),
+            queue_url,
+        }
     }
 }
 
@@ -136,6 +140,7 @@ impl<P: Send + Sync + 'static> Sequencer<P> for SqsSequencer {
     async fn send(&self, _ports: &Arc<P>, msg: BookMessage) -> Result<(), QueueError> {
         let body = serde_json::to_string(&msg).map_err(|e| QueueError::Backend(e.to_string()))?;
         self.client
+            .get()
             .send_message()
             .queue_url(&self.queue_url)
             .message_group_id(msg.group())

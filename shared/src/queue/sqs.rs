@@ -11,6 +11,7 @@ use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
 use aws_sdk_sqs::Client;
 
 use super::{Message, Queue, QueueError};
+use crate::aws::LazyClient;
 
 /// Most messages one `SendMessageBatch` or `ReceiveMessage` carries (SQS's limit).
 const MAX_BATCH: usize = 10;
@@ -27,14 +28,18 @@ const MAX_WAIT_SECONDS: u64 = 20;
 /// at most 20; at most 10 messages); `ack` deletes the message. A message received and not
 /// acknowledged comes back after the queue's visibility timeout.
 pub struct SqsQueue {
-    client: Client,
+    client: LazyClient<Client>,
     queue_url: String,
 }
 
 impl SqsQueue {
-    /// The queue at `queue_url` through `client` (built from [`crate::aws::sdk_config`]).
-    pub fn new(client: Client, queue_url: String) -> Self {
-        SqsQueue { client, queue_url }
+    /// The queue at `queue_url` through `client` (built from [`crate::aws::sdk_config`], now
+    /// or on first use).
+    pub fn new(client: impl Into<LazyClient<Client>>, queue_url: String) -> Self {
+        SqsQueue {
+            client: client.into(),
+            queue_url,
+        }
     }
 
     /// The queue named `name`, created (with default attributes) when it is missing. For the
@@ -76,6 +81,7 @@ impl SqsQueue {
             .collect::<Result<Vec<_>, _>>()?;
         let out = self
             .client
+            .get()
             .send_message_batch()
             .queue_url(&self.queue_url)
             .set_entries(Some(entries))
@@ -154,6 +160,7 @@ impl Queue for SqsQueue {
         let max = i32::try_from(max.clamp(1, MAX_BATCH as u32)).unwrap_or(1);
         let out = self
             .client
+            .get()
             .receive_message()
             .queue_url(&self.queue_url)
             .max_number_of_messages(max)
@@ -183,6 +190,7 @@ impl Queue for SqsQueue {
 
     async fn ack(&self, receipt: &str) -> Result<(), QueueError> {
         self.client
+            .get()
             .delete_message()
             .queue_url(&self.queue_url)
             .receipt_handle(receipt)
