@@ -98,6 +98,10 @@ pub struct Handled {
 
 const LEGACY_PREFIX: &str = "/tapiv3/index.php";
 
+/// `/v3/ping`'s body: the envelope's rendering of `Reply::ok().with("status", "ok")` (a
+/// test holds them equal).
+const PING: &[u8] = br#"{"statusCode":"101","statusDesc":"Ok","status":"ok"}"#;
+
 /// A request's use of an `Idempotency-Key` ([`idempotency`]): the key it claimed, or the
 /// earlier answer it replays.
 #[derive(Default)]
@@ -139,13 +143,17 @@ impl App {
         if is_health(&req.method, &path) {
             // A span only around an internal error, the one thing a health check logs: a span
             // for every probe would be most of what a probe costs.
-            let result = self.health_check(&req, &path).await;
-            let internal = matches!(result, Err(ApiError::Internal(_)));
-            let render = || render_result(result, Style::Resource, &request_id);
-            let (status, body) = if internal {
-                tracing::info_span!("request", request_id = request_id.as_str()).in_scope(render)
-            } else {
-                render()
+            let (status, body) = match self.health_check(&req).await {
+                Ok(()) => self.health(&path),
+                Err(e) => {
+                    let internal = matches!(e, ApiError::Internal(_));
+                    let render = || render_result(Err(e), Style::Resource, &request_id);
+                    if internal {
+                        tracing::info_span!("request", request_id = request_id.as_str()).in_scope(render)
+                    } else {
+                        render()
+                    }
+                }
             };
             return Handled {
                 response: json_response(status, body, &request_id),
@@ -410,25 +418,39 @@ impl App {
 
     /// `GET /v3/ping` or `/v3/status`. The allow-list applies here too: a blocked address
     /// learns nothing, not even whether a key is valid.
-    async fn health_check(&self, req: &RawRequest, path: &str) -> Result<Reply, ApiError> {
+    /// A health check's caller: authenticated, from an allowed address.
+    async fn health_check(&self, req: &RawRequest) -> Result<(), ApiError> {
         let client = self.authenticate(req, None).await?;
         if !client.ip_allowed(req.ip) {
             return Err(ApiError::IpNotAllowed);
         }
-        Ok(self.health(path))
+        Ok(())
     }
 
-    fn health(&self, path: &str) -> Reply {
+    /// A health check's answer. Ping's never changes, so it is not rendered per probe.
+    fn health(&self, path: &str) -> (u16, Bytes) {
         if path == "/v3/ping" {
-            return Reply::ok().with("status", "ok");
+            return (200, Bytes::from_static(PING));
         }
-        Reply::ok()
+        let status = Reply::ok()
             .with(
                 "timestamp",
                 self.clock.now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             )
             .with("version", self.version)
             .with("environment", self.env.name())
-            .with("flags", serde_json::Value::Null)
+            .with("flags", serde_json::Value::Null);
+        render_reply(status)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ping_answers_what_the_envelope_renders() {
+        let rendered = render_reply(Reply::ok().with("status", "ok"));
+        assert_eq!(rendered, (200, Bytes::from_static(PING)));
     }
 }
