@@ -416,9 +416,9 @@ impl App {
         self.clients.authenticate(self.store.as_ref(), &creds).await
     }
 
-    /// `GET /v3/ping` or `/v3/status`. The allow-list applies here too: a blocked address
-    /// learns nothing, not even whether a key is valid.
-    /// A health check's caller: authenticated, from an allowed address.
+    /// The caller of `GET /v3/ping` or `/v3/status`: authenticated, from an allowed address.
+    /// The allow-list applies here too: a blocked address learns nothing, not even whether a
+    /// key is valid.
     async fn health_check(&self, req: &RawRequest) -> Result<(), ApiError> {
         let client = self.authenticate(req, None).await?;
         if !client.ip_allowed(req.ip) {
