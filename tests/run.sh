@@ -30,6 +30,9 @@ done
 
 export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=test \
   AWS_SECRET_ACCESS_KEY=test
+# Debug builds give every local of an async poll its own stack slot, and the SDK's request
+# futures make the DynamoDB path deep: 8 MiB per test thread (release builds need a fraction).
+export RUST_MIN_STACK="${RUST_MIN_STACK:-8388608}"
 if [ $# -gt 0 ]; then
   cargo test --workspace "$@"
   exit 0

@@ -2,6 +2,7 @@
 //! webhooks its committed changes produced.
 
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::auth::{ClientRecord, PiiLevel};
@@ -30,6 +31,9 @@ pub struct Ctx {
     /// The PII level granted (resource-style reads); `High` for method-style calls.
     pub pii: PiiLevel,
     pub(crate) committed: Committed,
+    /// Set once the operation has fired a webhook (registered or not): a method part 1's
+    /// table does not list that fired none sends its response record.
+    pub(crate) fired: Arc<AtomicBool>,
 }
 
 impl Ctx {
@@ -50,6 +54,7 @@ impl Ctx {
             operation: operation.into(),
             pii: PiiLevel::High,
             committed,
+            fired: Arc::default(),
         }
     }
 
@@ -104,6 +109,11 @@ impl Ctx {
         }
     }
 
+    /// Whether the operation fired a webhook (registered or not).
+    pub(crate) fn has_fired(&self) -> bool {
+        self.fired.load(Ordering::Relaxed)
+    }
+
     /// The blob store; a function deployed without one answers `1500` (a configuration
     /// error, logged) rather than losing a document.
     pub fn blobs(&self) -> Result<&dyn Blobs, ApiError> {
@@ -122,6 +132,9 @@ impl Ctx {
     /// Only events whose method has a registration are written: the others would reach no
     /// URL, and skipping them saves the outbox write, the hand-over and its clean-up.
     pub(crate) async fn commit(&self, mut writes: Vec<Write>, events: Vec<Event>) -> Result<(), StoreError> {
+        if !events.is_empty() {
+            self.fired.store(true, Ordering::Relaxed);
+        }
         let now = self.app.clock.now().timestamp_millis();
         let mut envelopes = Vec::with_capacity(events.len());
         for event in events {
@@ -173,6 +186,7 @@ pub(crate) async fn test_ctx() -> (Ctx, std::path::PathBuf) {
         operation: "test".into(),
         pii: crate::auth::PiiLevel::High,
         committed: Arc::default(),
+        fired: Arc::default(),
     };
     (ctx, dir)
 }

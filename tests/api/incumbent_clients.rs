@@ -68,6 +68,18 @@ both!(integral_json_numbers_are_integers, |t: TestApp| async move {
         let r = json_text(&t, "createTrade", body(units)).await;
         assert_eq!(r.code(), "106", "{units}: {:?}", r.json);
     }
+    // Numeric IDs too (part 2 types offeringId and tradeId as integers).
+    let trade = format!(r#"{{"accountId":"{a}","offeringId":"{o}","transactionType":"ACH","transactionUnits":1}}"#);
+    let r = json_text(&t, "createTrade", trade).await;
+    let id = r.inserted("purchaseDetails")["tradeId"].as_str().unwrap().to_owned();
+    for (offering, trade) in [(format!("{o}.0"), format!("{id}e0")), (o.clone(), format!("{id}.00"))] {
+        let body = format!(r#"{{"offeringId":{offering},"tradeId":{trade}}}"#);
+        let r = json_text(&t, "getTradeStatus", body).await;
+        assert_eq!(r.code(), "101", "{offering} {trade}: {:?}", r.json);
+        assert_eq!(r.json["tradeDetails"].as_array().map(Vec::len), Some(1));
+    }
+    let r = json_text(&t, "getTradeStatus", format!(r#"{{"tradeId":{id}.5}}"#)).await;
+    assert_eq!(r.code(), "106", "{:?}", r.json);
 });
 
 both!(kyc_statuses_sit_inside_kyc, |t: TestApp| async move {

@@ -62,14 +62,20 @@ both!(limit_and_offset_errors, |t: TestApp| async move {
     ] {
         let r = t.get(&format!("/v3/accounts?{q}")).await;
         assert_eq!((r.status, r.code()), (status, code), "{q}");
+        // With an empty array under the key, as the incumbent's clients read it.
+        assert_eq!(r.json["accounts"], json!([]), "{q}");
     }
     assert_eq!(t.get("/v3/accounts?limit=500&offset=1").await.code(), "101");
+    let r = t.get("/v3/accounts?filter=%7B").await;
+    assert_eq!((r.status, r.code(), r.json.get("accounts")), (400, "1400", None));
 });
 
 both!(an_empty_set_rejects_even_offset_zero, |t: TestApp| async move {
     for uri in ["/v3/accounts", "/v3/parties", "/v3/entities", "/v3/links"] {
         let r = t.get(uri).await;
         assert_eq!((r.status, r.code()), (422, "239"), "{uri}");
+        let key = uri.trim_start_matches("/v3/");
+        assert_eq!(r.json[key], json!([]), "{uri}");
     }
 });
 
@@ -200,3 +206,24 @@ both!(
 fn urlencode(s: &str) -> String {
     percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
 }
+
+both!(
+    parties_take_a_type_as_the_incumbents_clients_send,
+    |t: TestApp| async move {
+        let party = create_party(&t).await;
+        let entity = create_entity(&t).await;
+        let r = t.get("/v3/parties?type=entity").await;
+        assert_eq!(r.code(), "101", "{:?}", r.json);
+        assert_eq!(ids(&r.json, "parties", "partyId"), vec![entity.clone()]);
+        for q in ["", "?type=individual", "?type=Individual"] {
+            let r = t.get(&format!("/v3/parties{q}")).await;
+            assert_eq!(ids(&r.json, "parties", "partyId"), vec![party.clone()], "{q}");
+        }
+        let r = t.get("/v3/parties?type=trust").await;
+        assert_eq!((r.status, r.code(), &r.json["parties"]), (422, "1422", &json!([])));
+        // Entities need GET /v3/entities's scope.
+        let low = t.new_client(json!({"scopes": ["party.read.pii_low"]})).await;
+        let r = t.get_as(&low, "/v3/parties?type=entity").await;
+        assert_eq!((r.status, r.code()), (403, "1403"), "{:?}", r.json);
+    }
+);

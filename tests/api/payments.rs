@@ -130,7 +130,8 @@ both!(external_accounts_round_trip, |t: TestApp| async move {
     let after = &r.json["Account External Account Details"][1][0];
     assert_eq!(
         (&after["Extnickname"], &after["accountType"]),
-        (&json!("Test ACH Settled"), &json!("Savings"))
+        (&json!("Test ACH Settled"), &json!("savings")),
+        "stored as sent"
     );
     assert_eq!(
         updated.next(5).await.expect("update webhook").pairs()[2].1,
@@ -198,7 +199,6 @@ both!(external_account_refusals_write_nothing, |t: TestApp| async move {
         (swap("ExtRoutingnumber", "12345678"), "106"),
         (swap("ExtRoutingnumber", "02100002x"), "106"),
         (swap("ExtAccountnumber", "12-34"), "106"),
-        (swap("accountType", "Brokerage"), "106"),
         (swap("ExtAccountfullname", ""), "106"),
     ];
     for (params, expected) in cases {
@@ -353,6 +353,9 @@ both!(fund_moves_follow_every_rule_in_order, |t: TestApp| async move {
         json!({"fundStatus": "Pending", "error": ""})
     );
     assert_eq!(r.json["ACHDetails"]["issueName"], "Acme Series A");
+    for masked in ["clientId", "clientName", "developerAPIKey"] {
+        assert_eq!(r.json["ACHDetails"][masked], "XXXXXXXXXXXXXXX", "{masked}");
+    }
 
     // A client approves the transaction; fundStatus and the trade stay.
     let approve = [

@@ -313,6 +313,47 @@ both!(field_permission_is_110, |t: TestApp| async move {
     assert_eq!(r.code(), "110", "{:?}", r.json);
 });
 
+both!(
+    payments_custody_and_the_ats_check_field_permissions,
+    |t: TestApp| async move {
+        let c = t.new_client(json!({"scopes": ["*"]})).await;
+        let path = format!("/operator/clients/{}/field-permissions", c.id);
+        let r = t.operator(Method::PUT, &path, json!({"fields": ["accountId"]})).await;
+        assert_eq!(r.status, 200, "{:?}", r.json);
+        let calls: &[(&str, (&str, &str))] = &[
+            ("externalFundMove", ("amount", "10")),
+            ("createExternalAccount", ("Extnickname", "Main")),
+            ("updateExternalAccount", ("ExtAccountnumber", "123")),
+            (
+                "updateExternalFundMoveApprovedStatus",
+                ("transactionstatus", "Approved"),
+            ),
+            ("ccFundMovement", ("amount", "10")),
+            ("ccFundMove", ("createdIpAddress", "10.0.0.1")),
+            ("updateLinkExternalAccount", ("createdIpAddress", "10.0.0.1")),
+            ("createCustodyFundMove", ("amount", "10")),
+            ("createCustodyFundDisbursement", ("type", "wire")),
+            ("createCustodyAccountSupplement", ("mailingCity", "Austin")),
+            (
+                "createCustodyAgreementAttestation",
+                ("documentUrl", "https://x.example/a.pdf"),
+            ),
+            ("updateCustodyAccountRequest", ("notes", "n")),
+            ("createSecurityMarketHours", ("mondayClosed", "yes")),
+            ("createOrder", ("quantity", "5")),
+            ("updateOrder", ("price", "1.5")),
+        ];
+        for (op, field) in calls {
+            let pairs = [("accountId", "A1000000"), *field];
+            let r = t.form_as(&c, Method::POST, op, &pairs).await;
+            assert_eq!(r.code(), "110", "{op}: {:?}", r.json);
+            // The permitted identifier alone passes the check (and fails later, elsewhere).
+            let r = t.form_as(&c, Method::POST, op, &pairs[..1]).await;
+            assert_ne!(r.code(), "110", "{op}: {:?}", r.json);
+        }
+    }
+);
+
 both!(another_clients_ids_are_not_found, |t: TestApp| async move {
     let mine = create_party(&t).await;
     let other = t.new_client(json!({"scopes": ["*"]})).await;

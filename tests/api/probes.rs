@@ -74,6 +74,9 @@ both!(the_method_allowlist_names_methods_exactly, |t: TestApp| async move {
     let pairs = [("accountId", a.as_str()), ("archiveStatus", "1")];
     let r = t.form_as(&c, Method::POST, "updateAccountArchiveStatus", &pairs).await;
     assert_eq!(r.code(), "111", "another alias than the one listed: {:?}", r.json);
+    // Case-sensitive: another spelling of the listed name routes, but is not the name listed.
+    let r = t.form_as(&c, Method::POST, "UPDATEACCOUNTARCHIVESTATUS", &pairs).await;
+    assert_eq!(r.code(), "111", "another casing: {:?}", r.json);
     let r = t.form_as(&c, Method::POST, "updateAccountArchivestatus", &pairs).await;
     assert_eq!(
         r.code(),

@@ -123,6 +123,7 @@ both!(account_updates_keep_protected_fields, |t: TestApp| async move {
         "accreditedStatus": "Verified Accredited",
         "accreditedInvestor": "Yes",
         "accreditedInvestorDate": "2001-01-01",
+        "syndicate": "TX",
         "city": "Dallas",
     }});
     let r = t.json_as(&t.creds(), Method::PATCH, &uri, &forged).await;
@@ -130,6 +131,7 @@ both!(account_updates_keep_protected_fields, |t: TestApp| async move {
     let patched = t.get(&uri).await.json["account"].clone();
     assert_eq!(patched["city"], "Dallas", "the update applied");
     assert_ne!(patched["updatedDate"], "2001-01-01 00:00:00");
+    assert_eq!(patched["syndicate"], "", "the service's field");
     kept("PATCH /v3/accounts/{accountId}", &before, &patched, PROTECTED);
 });
 

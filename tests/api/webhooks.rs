@@ -214,3 +214,27 @@ both!(
         assert_eq!(hook.next(5).await.expect("delivered").body, "partyId=P7654321");
     }
 );
+
+both!(
+    a_method_the_table_does_not_list_sends_its_response_record,
+    |t: TestApp| async move {
+        // getMarketHours fires nothing of its own: the response record goes, field by field.
+        let mut hook = Listener::start(200).await;
+        t.register_webhook("getMarketHours", &[&hook.url]).await;
+        let r = t.post("getMarketHours", &[]).await;
+        assert_eq!(r.code(), "101", "{:?}", r.json);
+        let record = r.json["globalMarketHours"].as_object().expect("a record").clone();
+        let want: Vec<(String, String)> = record
+            .iter()
+            .filter_map(|(k, v)| shared::webhooks::value_text(v).map(|v| (k.clone(), v)))
+            .collect();
+        let got = hook.next(5).await.expect("the response record's webhook");
+        assert_eq!(got.pairs(), want);
+        // A method part 1 describes fires as described: createEntity sends none.
+        let mut entity = Listener::start(200).await;
+        t.register_webhook("createEntity", &[&entity.url]).await;
+        let r = t.put("createEntity", ENTITY).await;
+        assert_eq!(r.code(), "101", "{:?}", r.json);
+        assert!(entity.next(1).await.is_none(), "createEntity sends no webhook");
+    }
+);

@@ -99,6 +99,16 @@ fn own_day(p: &Params, day: &str) -> Result<Option<DayHours>, ApiError> {
 }
 
 /// createSecurityMarketHours's days; at least one must be given (`106`).
+/// `110` when the request sets a day's hours the key has no permission for.
+fn check_hour_fields(ctx: &Ctx, p: &Params) -> Result<(), ApiError> {
+    for day in &DAYS[WEEKDAYS] {
+        for suffix in ["Closed", "HoursStart", "HoursEnd"] {
+            ctx.check_fields(p, &[&format!("{day}{suffix}")])?;
+        }
+    }
+    Ok(())
+}
+
 fn own_hours(p: &Params) -> Result<SecurityHours, ApiError> {
     let mut own: SecurityHours = [None; 5];
     for (slot, day) in own.iter_mut().zip(&DAYS[WEEKDAYS]) {
@@ -118,6 +128,7 @@ fn own_hours(p: &Params) -> Result<SecurityHours, ApiError> {
 /// `<day>HoursEnd`. The days given replace the security's earlier own hours; the others
 /// follow the global week. Answers `securityHoursDetails`: the security's hours in force.
 async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    check_hour_fields(&ctx, &p)?;
     let id = security_id(&p)?;
     let own = own_hours(&p)?;
     let view = ctx

@@ -83,6 +83,22 @@ pub async fn expiry(ctx: &Ctx, o: &AtsOrder) -> Result<Option<i64>, ApiError> {
 /// requires approval for the issuer, else `Live` (a client-supplied status is ignored).
 /// Answers `orderDetails` (`token` only when sent); webhook `createOrder`.
 async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(
+        &p,
+        &[
+            "type",
+            "action",
+            "quantity",
+            "price",
+            "expiration",
+            "expirationDate",
+            "disclosePrice",
+            "solicited",
+            "contingencies",
+            "minimumThreshold",
+            "token",
+        ],
+    )?;
     let member_id = p.req(&["memberid", "memberId"])?;
     let issuer_id = p.req(&["issuerid", "issuerId"])?;
     let security_id = p.req(&["securityid", "securityId"])?;
@@ -231,6 +247,7 @@ async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// again). A terminal order is `106`. Answers `orderDetails` like getOrder; webhook
 /// `updateOrder`.
 async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["quantity", "price"])?;
     let id = named_order(&ctx, &p).await?.rec.order_id;
     let quantity = p.opt(&["quantity"])?.map(|q| shares("quantity", &q)).transpose()?;
     let new_price = p.opt(&["price"])?.map(|v| price(&v)).transpose()?;

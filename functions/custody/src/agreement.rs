@@ -39,6 +39,7 @@ fn attested(p: &Params) -> Result<(), ApiError> {
 /// `1422`. A later attestation replaces the document and keeps an agreement sent for
 /// e-signature. Answers `attestation`.
 async fn attest(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["isAttested", "documentUrl"])?;
     let account = p.req(&["accountId"])?;
     p.req(&["isAttested"])?;
     let url = p.req(&["documentUrl"])?.trim().to_owned();

@@ -40,6 +40,7 @@ fn balance_write(client: &str, d: &Disbursement, from: &str, to: &str) -> Option
 /// (`148`) and a settled custody balance that covers the amount (`106` naming `amount`).
 /// Answers `custodyFundDisbursement`, status `pending`, its `requestId` a UUID.
 async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["amount", "type", "additionalDetails"])?;
     let account = p.req(&["accountId"])?;
     let amount = fund_amount(&p.req(&["amount"])?)?;
     let kind = p.req(&["type"])?.trim().to_ascii_lowercase();

@@ -27,6 +27,7 @@ const MOVE_CAP: Decimal = Decimal::from_parts(10_000_000, 0, 0, false, 2);
 /// `amount`); an ACH provider (`211`). Answers `custodyTransaction`, `Pending` (its
 /// `approvalStatus` `TEST ENTRY` when the external account has a sandbox test nickname).
 async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["amount", "description"])?;
     let account = p.req(&["accountId"])?;
     let amount = fund_amount(&p.req(&["amount"])?)?;
     let description = p.opt(&["description"])?.unwrap_or_default();

@@ -106,6 +106,7 @@ async fn named(ctx: &Ctx, raw: &str) -> Result<shared::records::Stored<CustodyRe
 /// custAccStatus, accountStatus, custAccRequestID, createdDate}]`; fires the four update
 /// names.
 async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["custAccRequestStatus", "notes", "updatedIpAddress"])?;
     let raw_id = p.req(&["custAccRequestID"])?;
     let raw_status = p.req(&["custAccRequestStatus"])?;
     let status = RequestStatus::parse(&raw_status)

@@ -25,6 +25,13 @@ fn sent(p: &Params, names: &[&str]) -> Result<Vec<(String, String)>, ApiError> {
     Ok(out)
 }
 
+/// `110` when the request sets a supplement field (or its `createdIpAddress`) the key has no
+/// permission for.
+fn check_fields(ctx: &Ctx, p: &Params, fields: &[&str]) -> Result<(), ApiError> {
+    ctx.check_fields(p, fields)?;
+    ctx.check_fields(p, &["createdIpAddress"])
+}
+
 /// `createdIpAddress` as sent, else the caller's address.
 fn created_ip(ctx: &Ctx, p: &Params) -> Result<String, ApiError> {
     Ok(p.opt(&["createdIpAddress"])?
@@ -63,6 +70,7 @@ async fn replace<R: Owned + Send + 'static>(ctx: Ctx, make: impl Fn(String) -> R
 /// addCustodyAccountSupplement: `accountId` and part 3's fields. Answers `accountDetails`
 /// echoing the stored supplement, statusDesc `Account added successfully.`.
 async fn create_account(ctx: Ctx, p: Params, strict: bool) -> Result<Reply, ApiError> {
+    check_fields(&ctx, &p, ACCOUNT_SUPPLEMENT_FIELDS)?;
     let account = p.req(&["accountId"])?;
     if strict {
         for f in REQUIRED_MAILING {
@@ -118,6 +126,7 @@ fn no_supplement() -> ApiError {
 /// unknown or inactive account, `200` without a supplement. Answers statusDesc `Account
 /// updated successfully.` and `accountDetails`.
 async fn update_account(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    check_fields(&ctx, &p, ACCOUNT_SUPPLEMENT_FIELDS)?;
     let account = p.req(&["accountId"])?;
     let changes = sent(&p, ACCOUNT_SUPPLEMENT_FIELDS)?;
     check_account_values(&merged(&Fields::new(), &changes))?;
@@ -150,6 +159,7 @@ async fn update_account(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// (`106`). Answers `party details` echoing the stored values, statusDesc `Party added
 /// successfully.`.
 async fn create_party(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    check_fields(&ctx, &p, PARTY_SUPPLEMENT_FIELDS)?;
     let party = PartyId::param(&p, &["partyId"])?;
     let mut fields = Fields::new();
     for (k, v) in sent(&p, PARTY_SUPPLEMENT_FIELDS)? {

@@ -130,7 +130,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     crate::support::delete_virtually::<Entity>(&ctx, p.req(&["partyId"])?, "deleteEntity").await
 }
 
-const LIST: ListSpec = ListSpec::newest_first("partyId").numbers(&["totalAssets"]).texts(&[
+pub(crate) const LIST: ListSpec = ListSpec::newest_first("partyId").numbers(&["totalAssets"]).texts(&[
     "entityName",
     "entityType",
     "entityDesc",

@@ -4,7 +4,7 @@
 use http::Method;
 use serde_json::{Map, Value};
 use shared::auth::PiiLevel;
-use shared::http::router::{Handler, ScopeReq};
+use shared::http::router::ScopeReq;
 use shared::list::ListSpec;
 use shared::model::ids::no_party;
 use shared::model::party::{PartyRecord, Setter};
@@ -13,7 +13,7 @@ use shared::model::{Entity, Party};
 use shared::records;
 use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
-use shared::{list_op, op, Routes};
+use shared::{op, Routes};
 
 use crate::support::{all, apply_texts, flag_param, int_at_least, require, Checks};
 
@@ -285,8 +285,32 @@ const LIST: ListSpec = ListSpec::newest_first("partyId")
         "partystatus",
     ]);
 
-/// `GET /v3/parties`: individual parties, newest first.
-const LIST_OP: Handler = list_op!(Party, LIST, "parties", |r, ctx| r.shown(ctx.pii));
+/// `GET /v3/parties`: individual parties, newest first. `type`, as the incumbent's clients send
+/// it (OBSERVED-MORE): `individual` (the default) or `entity`, the entities under the same key
+/// with `GET /v3/entities`'s scope (`party.read.pii_high`); another value is HTTP 422 `1422`
+/// with an empty array.
+async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    let pairs = p.query_pairs();
+    let kind = pairs.iter().rev().find(|(k, _)| k == "type").map(|(_, v)| v.trim());
+    match kind.map(str::to_ascii_lowercase).as_deref() {
+        None | Some("" | "individual") => {
+            records::list::<Party>(&ctx, pairs, &LIST, "parties", |r, _| records::raw(&r.shown(ctx.pii))).await
+        }
+        Some("entity") if ctx.pii >= PiiLevel::High => {
+            records::list::<Entity>(&ctx, pairs, &crate::entities::LIST, "parties", |e, _| {
+                records::raw(&e.shown())
+            })
+            .await
+        }
+        Some("entity") => Err(ApiError::ScopeMissing("party.read.pii_high")),
+        Some(_) => Err(ApiError::CodedBody {
+            code: "1422",
+            desc: "type must be individual or entity".into(),
+            http: Some(422),
+            body: Map::from_iter([("parties".to_owned(), Value::Array(Vec::new()))]),
+        }),
+    }
+}
 
 /// `GET /v3/parties/{partyId}`: one party, `1404` when unknown or deleted.
 pub async fn read(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
@@ -305,6 +329,6 @@ pub fn routes() -> Routes {
         .op("searchParty", op!(search))
         .op("getAllParties", op!(get_all))
         .op("deleteParty", op!(delete))
-        .resource(Method::GET, "/v3/parties", READ, LIST_OP)
+        .resource(Method::GET, "/v3/parties", READ, op!(list))
         .resource(Method::GET, "/v3/parties/{partyId}", READ, op!(read))
 }

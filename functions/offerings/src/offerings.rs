@@ -18,9 +18,9 @@ use shared::{insert_array, list_op, op, ApiError, Ctx, Params, Plan, Reply, Rout
 
 use crate::support::{issuer_id, live_offering, offering_id};
 
-/// The fields an offering request may set (field permissions, `110`).
+/// The fields an offering request may set (field permissions, `110`); `issuerId` names the
+/// issuer, as `accountId` names a trade's account: an identifier, not a field.
 const FIELDS: &[&str] = &[
-    "issuerId",
     "issueName",
     "issueType",
     "targetAmount",

@@ -72,10 +72,11 @@ pub fn move_writes(
 }
 
 /// The trade funded (`FUNDED`) once its money settled, or back to `CREATED` when a settled
-/// move is returned; `None` when the status does not change.
+/// move is returned; `None` when the status does not change. Only a `CREATED` trade becomes
+/// `FUNDED`: one cancelled meanwhile stays cancelled.
 fn trade_after(trade: &Trade, status: FundStatus, now: &str) -> Option<Trade> {
     let target = match status {
-        FundStatus::Settled => "FUNDED",
+        FundStatus::Settled if trade.status() == TradeStatus::Created => "FUNDED",
         FundStatus::Returned | FundStatus::Declined if trade.status() == TradeStatus::Funded => "CREATED",
         _ => return None,
     };
@@ -177,6 +178,7 @@ fn parse(ctx: &Ctx, p: &Params) -> Result<Request, ApiError> {
 /// `RefNum`). In the sandbox, the external account's nickname `Test ACH Settled` or
 /// `Test ACH R01` settles or returns the move inside the call (each step's webhook).
 pub async fn fund_move(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["amount", "description", "checkNumber", "createdIpAddress"])?;
     let req = parse(&ctx, &p)?;
     let created = ctx
         .transact(async move |ctx, _| {
@@ -340,8 +342,8 @@ struct AchDetails<'a> {
     #[serde(rename = "developerAPIKey")]
     developer_api_key: &'static str,
     account_name: String,
-    client_name: &'a str,
-    client_id: &'a str,
+    client_name: &'static str,
+    client_id: &'static str,
     issue_name: String,
 }
 
@@ -360,8 +362,9 @@ pub async fn info(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         created_date: &m.created_date,
         developer_api_key: MASK,
         account_name: account.map(|a| a.rec.account_name).unwrap_or_default(),
-        client_name: ctx.client_id(),
-        client_id: ctx.client_id(),
+        // Masked in responses (part 1, Conventions 8), as getAllTrades answers them.
+        client_name: MASK,
+        client_id: MASK,
         issue_name: offering.map(|o| o.rec.issue_name).unwrap_or_default(),
     };
     Ok(Reply::ok()
@@ -393,6 +396,7 @@ pub async fn status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// otherwise); `fundStatus` and the trade never change (CONTRACT). Answers the move;
 /// webhook `updateExternalFundMoveApprovedStatus` with part 1's status fields.
 pub async fn approved_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["transactionstatus"])?;
     let wanted: String = match p
         .req(&["transactionstatus", "transactionStatus"])?
         .trim()

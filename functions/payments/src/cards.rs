@@ -135,6 +135,12 @@ fn parse(p: &Params, with_amount: bool) -> Result<Charge, ApiError> {
 /// (`106` naming `amount`), a card provider (`211`). `Pending` until the card batch;
 /// billed in production.
 async fn charge(ctx: Ctx, p: Params, with_amount: bool, method: &'static str) -> Result<Reply, ApiError> {
+    let fields: &[&str] = if with_amount {
+        &["amount", "createdIpAddress"]
+    } else {
+        &["createdIpAddress"]
+    };
+    ctx.check_fields(&p, fields)?;
     let req = parse(&p, with_amount)?;
     // Owned: a captured reference would keep the handler's future from being `Send`.
     let method = method.to_owned();

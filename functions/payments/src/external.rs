@@ -54,12 +54,11 @@ fn parse_record(ctx: &Ctx, p: &Params, types: Owner, owner_id: String) -> Result
         return Err(ApiError::invalid("ExtRoutingnumber", "nine digits"));
     }
     let account_number = digits("ExtAccountnumber", &p.req(&["ExtAccountnumber"])?)?;
-    let account_type = match p.opt(&["accountType"])?.map(|t| t.trim().to_ascii_lowercase()) {
-        None => "Checking",
-        Some(t) if t.is_empty() || t == "checking" => "Checking",
-        Some(t) if t == "savings" => "Savings",
-        Some(_) => return Err(ApiError::invalid("accountType", "must be Checking or Savings")),
-    };
+    // Stored as sent (part 1, Conventions 7: part 3 states no check); `Checking` when blank.
+    let account_type = p
+        .opt(&["accountType"])?
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or_else(|| "Checking".to_owned());
     let now = ctx.now();
     Ok(ExternalAccount {
         types,
@@ -69,7 +68,7 @@ fn parse_record(ctx: &Ctx, p: &Params, types: Owner, owner_id: String) -> Result
         routing_number,
         account_number,
         bank_name: p.opt(&["ExtBankname"])?.unwrap_or_default().trim().to_owned(),
-        account_type: account_type.into(),
+        account_type,
         created_date: now.clone(),
         updated_date: now,
         ip_address: p
@@ -101,12 +100,26 @@ async fn on_file(ctx: &Ctx, types: Owner, id: &str) -> Result<Stored<ExternalAcc
         .ok_or_else(shared::model::payments::no_external_account)
 }
 
+/// The fields an external account's writes set (`110` without their permission).
+const FIELDS: &[&str] = &[
+    "types",
+    "ExtAccountfullname",
+    "Extnickname",
+    "ExtRoutingnumber",
+    "ExtAccountnumber",
+    "ExtBankname",
+    "accountType",
+    "createdIpAddress",
+    "updatedIpAddress",
+];
+
 /// `POST /v3/createExternalAccount`: `types`, `accountId` or `issuerId`, `ExtAccountfullname`,
 /// `Extnickname`, `ExtRoutingnumber` (nine digits), `ExtAccountnumber` (digits) required;
-/// `ExtBankname`, `accountType` (`Checking` default, `Savings`), `updatedIpAddress` optional.
+/// `ExtBankname`, `accountType` (as sent, `Checking` when blank), `updatedIpAddress` optional.
 /// `116` when the owner has one. Answers `[true, [record]]` under `External Account Details`
 /// (`Issuer External Account Details`); webhook `createExternalAccount` with the record.
 pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELDS)?;
     let (types, id) = owner_param(&p, false)?;
     let record = parse_record(&ctx, &p, types, id.clone())?;
     owner_exists(&ctx, types, &id).await?;
@@ -128,6 +141,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `Account External Account Details` (`Issuer External Account Details`); webhook
 /// `updateExternalAccount` with the record.
 pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, FIELDS)?;
     let (types, id) = owner_param(&p, false)?;
     let record = parse_record(&ctx, &p, types, id.clone())?;
     owner_exists(&ctx, types, &id).await?;

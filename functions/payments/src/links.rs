@@ -32,6 +32,7 @@ fn already_linked() -> ApiError {
 
 /// Starts a bank link for `method`; answers the link URL.
 async fn start(ctx: Ctx, p: Params, method: &'static str) -> Result<Reply, ApiError> {
+    ctx.check_fields(&p, &["createdIpAddress"])?;
     let account = AccountId::param(&p, &["accountId"])?;
     active_account(&ctx, account.as_str()).await?;
     let (store, client) = (ctx.store(), ctx.client_id());

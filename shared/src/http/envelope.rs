@@ -77,12 +77,52 @@ impl Reply {
         self
     }
 
+    /// The response record, for the webhook of a method part 1's table does not list
+    /// (CONTRACT, "Webhook payloads"): key by key, an object's fields, the one record an array
+    /// holds (part 1's `[true, [record]]` included), or else the key with its value.
+    pub fn record(&self) -> Map<String, Value> {
+        let mut out = Map::new();
+        for (key, part) in &self.body {
+            let value = match part {
+                Part::Value(v) => v.clone(),
+                Part::Raw(r) => serde_json::from_str(r.get()).unwrap_or(Value::Null),
+            };
+            let mut objects = Vec::new();
+            collect_objects(&value, &mut objects);
+            let record = match (&value, objects.as_slice()) {
+                (Value::Object(o), _) => Some(o),
+                (Value::Array(_), [o]) => Some(*o),
+                _ => None,
+            };
+            match record {
+                Some(o) => {
+                    for (k, v) in o.iter() {
+                        out.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+                None => {
+                    out.entry(key.clone()).or_insert(value);
+                }
+            }
+        }
+        out
+    }
+
     fn put(mut self, key: &str, part: Part) -> Self {
         match self.body.iter_mut().find(|(k, _)| k == key) {
             Some((_, old)) => *old = part,
             None => self.body.push((key.to_owned(), part)),
         }
         self
+    }
+}
+
+/// The objects an array holds, nested arrays included.
+fn collect_objects<'a>(v: &'a Value, out: &mut Vec<&'a Map<String, Value>>) {
+    match v {
+        Value::Object(o) => out.push(o),
+        Value::Array(items) => items.iter().for_each(|i| collect_objects(i, out)),
+        _ => {}
     }
 }
 

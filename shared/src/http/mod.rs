@@ -123,6 +123,13 @@ fn json_response(status: u16, body: Bytes, request_id: &str) -> Response<Bytes> 
 
 /// A handler's result as a status and body. An internal error is logged here, once, in its
 /// request's span.
+/// Commits the webhook of `reply`'s record for the operation (kept out of the request's own
+/// future, whose size every handler's stack shares).
+async fn fire_record(ctx: &Ctx, reply: &Reply) -> Result<(), ApiError> {
+    let event = crate::webhooks::record_event(&ctx.operation, &reply.record());
+    Ok(ctx.commit(Vec::new(), vec![event]).await?)
+}
+
 fn render_result(result: Result<Reply, ApiError>, style: Style, request_id: &str) -> (u16, Bytes) {
     match result {
         Ok(reply) => render_reply(reply),
@@ -265,11 +272,15 @@ impl App {
             return Err(ApiError::IpNotAllowed);
         }
         let mut operation: Arc<str> = Arc::from(req.path.as_str());
+        let style = match matched {
+            Matched::Method { .. } => Style::Method,
+            Matched::Resource { .. } => Style::Resource,
+        };
         let (handler, pii, params): (Handler, PiiLevel, Params) = match matched {
-            Matched::Method { name, handler } => {
+            Matched::Method { name, called, handler } => {
                 operation = Arc::from(name);
-                if !client.may_call(name) {
-                    return Err(ApiError::MethodNotAuthorized(name.to_owned()));
+                if !client.may_call(called) {
+                    return Err(ApiError::MethodNotAuthorized(called.to_owned()));
                 }
                 (handler, PiiLevel::High, params)
             }
@@ -318,8 +329,18 @@ impl App {
             operation,
             pii,
             committed,
+            fired: Arc::default(),
         };
-        handler(ctx, params).await
+        if style == Style::Resource {
+            return handler(ctx, params).await;
+        }
+        // Every successful method-style call fires (part 1, Events): a method the table does
+        // not list that fired nothing sends its response record (CONTRACT, "Webhook payloads").
+        let reply = handler(ctx.clone(), params).await?;
+        if !ctx.has_fired() && !crate::webhooks::listed(&ctx.operation) {
+            Box::pin(fire_record(&ctx, &reply)).await?;
+        }
+        Ok(reply)
     }
 
     /// An operator request: the response, and the webhooks a successful one fired.

@@ -3,7 +3,6 @@
 
 use bytes::Bytes;
 use percent_encoding::percent_decode;
-use rust_decimal::prelude::ToPrimitive;
 use serde_json::{Map, Value};
 
 use crate::error::ApiError;
@@ -90,6 +89,49 @@ fn note(name: &str, how: Read) {
         let seen = reads.entry(name.to_owned()).or_insert(how);
         *seen = (*seen).max(how);
     });
+}
+
+/// The parameters parts 2 and 3 type as integers. A JSON number with an integral value
+/// (`100006.0`, `1e0`) is read there as its digits (CONTRACT, "Integral numbers"), wherever the
+/// operation reads it as text (numeric IDs, check and routing numbers).
+const INTEGER_PARAMS: &[&str] = &[
+    "offeringId",
+    "tradeId",
+    "issuerId",
+    "issuerID",
+    "issuerid",
+    "id",
+    "checkNumber",
+    "ExtRoutingnumber",
+    "ExtAccountnumber",
+    "quantity",
+    "minimumThreshold",
+    "phoneNumber",
+    "providerid",
+    "companyTaxID",
+    "noOfqns",
+    "idNumber",
+    "totalAssets",
+    "currentAnnIncome",
+    "avgAnnIncome",
+    "currentHouseholdIncome",
+    "avgHouseholdIncome",
+    "householdNetworth",
+    "pctPrivSecurities",
+    "pctIlliquidSecurities",
+    "pctLiquidSecurities",
+    "pctRealEstate",
+];
+
+/// The digits of a JSON number with an integral value (`2.0`, `2e0`: `2`), read as a decimal
+/// from the number's own text (no float involved); `None` for a fraction.
+fn integral_text(n: &serde_json::Number) -> Option<String> {
+    let text = n.to_string();
+    let exact = text
+        .parse::<rust_decimal::Decimal>()
+        .or_else(|_| rust_decimal::Decimal::from_scientific(&text))
+        .ok()?;
+    exact.fract().is_zero().then(|| exact.normalize().to_string())
 }
 
 /// Renders a JSON scalar as the string a form would have carried.
@@ -203,6 +245,9 @@ impl Params {
         for name in names {
             match self.map.get(*name) {
                 None | Some(Value::Null) => continue,
+                Some(Value::Number(n)) if INTEGER_PARAMS.contains(name) => {
+                    return Ok(Some(integral_text(n).unwrap_or_else(|| n.to_string())));
+                }
                 Some(v) => {
                     let text = scalar_text(v).ok_or_else(|| ApiError::invalid(name, "must be a single value"))?;
                     if text.contains('\0') {
@@ -242,13 +287,8 @@ impl Params {
     pub fn integer_text(&self, name: &str) -> Result<Option<String>, ApiError> {
         note(name, Read::Integer);
         if let Some(Value::Number(n)) = self.map.get(name) {
-            // The number's own text (`2.0`, `2e0`), read as a decimal: no float involved.
-            let text = n.to_string();
-            let exact = text
-                .parse::<rust_decimal::Decimal>()
-                .or_else(|_| rust_decimal::Decimal::from_scientific(&text));
-            if let Some(whole) = exact.ok().filter(|d| d.fract().is_zero()).and_then(|d| d.to_i64()) {
-                return Ok(Some(whole.to_string()));
+            if let Some(whole) = integral_text(n) {
+                return Ok(Some(whole));
             }
         }
         self.opt(&[name])

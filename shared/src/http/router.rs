@@ -117,6 +117,9 @@ fn fit<'a>(segments: &[&'static str], parts: &[&'a str]) -> Option<Vec<(&'static
 pub enum Matched<'a> {
     Method {
         name: &'static str,
+        /// The name as the path spells it: the methods list is matched against it (CONTRACT,
+        /// "What a client may call": exact and case-sensitive).
+        called: &'a str,
         handler: Handler,
     },
     Resource {
@@ -345,15 +348,18 @@ impl Routes {
         if !matches!(*verb, Method::GET | Method::POST | Method::PUT) {
             return None;
         }
+        let called = name;
         if let Some((name, handler)) = self.methods.get_key_value(name) {
             return Some(Matched::Method {
                 name,
+                called,
                 handler: *handler,
             });
         }
         if let Some((name, handler)) = self.folded.get(&name.to_ascii_lowercase()) {
             return Some(Matched::Method {
                 name,
+                called,
                 handler: *handler,
             });
         }

@@ -94,9 +94,11 @@ const ACCOUNT_BASE: &[&str] = &[
     "singleInvestmentLimit",
 ];
 
-/// Fields a PATCH may name but not change (silently ignored).
+/// Fields a PATCH may name but not change (silently ignored). `syndicate` is the service's
+/// (part 2: literal `syndicate` when enabled for the key, else empty), as in updateAccount.
 pub const READ_ONLY: &[&str] = &[
     "accountId",
+    "syndicate",
     "createdDate",
     "updatedDate",
     "accountstatus",

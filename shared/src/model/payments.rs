@@ -240,6 +240,12 @@ impl FundStatus {
     pub fn holds_trade(self) -> bool {
         matches!(self, FundStatus::Pending | FundStatus::Submitted | FundStatus::Settled)
     }
+
+    /// Whether the transfer is still under way (`Pending`, or `Submitted` to the bank): part 2's
+    /// "pending ACH transfer", which keeps the trade from being deleted or cancelled.
+    pub fn in_flight(self) -> bool {
+        matches!(self, FundStatus::Pending | FundStatus::Submitted)
+    }
 }
 
 /// `150` or `210`: the trade already has a fund move in `status`.

@@ -373,9 +373,25 @@ pub async fn list<R: Record>(
     key: &str,
     view: impl Fn(&R, &crate::list::ListQuery) -> Box<RawValue>,
 ) -> Result<crate::Reply, ApiError> {
-    let q = crate::list::parse(pairs, spec)?;
-    let page = list_page::<R>(ctx.store(), ctx.client_id(), &q, |r| view(r, &q)).await?;
+    let q = crate::list::parse(pairs, spec).map_err(|e| list_refusal(e, key))?;
+    let page = list_page::<R>(ctx.store(), ctx.client_id(), &q, key, |r| view(r, &q)).await?;
     Ok(page.into_reply(key))
+}
+
+/// A list's refusal. A `limit` or `offset` that is not an integer (`1422`) or out of range
+/// (`239`) carries an empty array under the list's key, as the incumbent's clients read it
+/// (OBSERVED-MORE, cross-cutting 3).
+fn list_refusal(e: crate::list::ListError, key: &str) -> ApiError {
+    use crate::list::ListError;
+    match e {
+        ListError::NotInteger(_) | ListError::OutOfRange(_) => ApiError::CodedBody {
+            code: e.status_code(),
+            desc: e.desc(),
+            http: Some(e.http_status()),
+            body: serde_json::Map::from_iter([(key.to_owned(), serde_json::Value::Array(Vec::new()))]),
+        },
+        e => e.into(),
+    }
 }
 
 /// Runs a list query over a client's records of one kind. Sorted by the indexed field
@@ -388,6 +404,7 @@ async fn list_page<R: Record>(
     store: &dyn Store,
     client: &str,
     q: &crate::list::ListQuery,
+    key: &str,
     view: impl Fn(&R) -> Box<RawValue>,
 ) -> Result<ListPage, ApiError> {
     use crate::store::{Index, Query, SkRange};
@@ -395,7 +412,7 @@ async fn list_page<R: Record>(
     if (!q.has_filters() && q.sort.0 == q.indexed) || keyset.is_some() {
         let total = count::<R>(store, client, q.deleted).await? as usize;
         if keyset.is_none() {
-            q.check_offset(total)?;
+            q.check_offset(total).map_err(|e| list_refusal(e, key))?;
         }
         let index = if q.deleted { Index::Gsi2 } else { Index::Gsi1 };
         let mut query = Query::new(index, partition::<R>(client));
@@ -451,7 +468,7 @@ async fn list_page<R: Record>(
             None => break,
         }
     }
-    q.check_offset(all.len())?;
+    q.check_offset(all.len()).map_err(|e| list_refusal(e, key))?;
     all.sort_by(|a, b| q.cmp(&a.0, &b.0));
     let total = all.len();
     let records = all.into_iter().skip(q.offset).take(q.limit).map(|(_, v)| v).collect();

@@ -132,14 +132,14 @@ pub async fn ledger(store: &dyn Store, client: &str, escrow: &str) -> Result<Vec
 
 /// The writes of a new move: its record, its ledger entry, and for a payment of a trade the markers its
 /// status holds (fund-once while `Pending`, `Submitted` or `Settled`; pending-ACH while
-/// `Pending`).
+/// `Pending` or `Submitted`).
 pub fn move_new(client: &str, m: &FundMove) -> Result<Vec<Write>, ApiError> {
     let mut writes = vec![move_put(client, m, None)?];
     writes.extend(ledger_write(client, m)?);
     if m.pays_for_trade() && m.fund_status.holds_trade() {
         writes.push(funding_put(client, &m.trade_id, &m.ref_num));
     }
-    if m.pays_for_trade() && m.fund_status == FundStatus::Pending {
+    if m.pays_for_trade() && m.fund_status.in_flight() {
         writes.push(crate::records::trade::pending_ach_put(client, &m.trade_id, &m.ref_num));
     }
     Ok(writes)
@@ -165,7 +165,7 @@ pub fn move_change(client: &str, before: &Stored<FundMove>, after: &FundMove) ->
     if !after.pays_for_trade() {
         return Ok(writes);
     }
-    if was == FundStatus::Pending && is != FundStatus::Pending {
+    if was.in_flight() && !is.in_flight() {
         writes.push(crate::records::trade::pending_ach_clear(client, &after.trade_id));
     }
     if was.holds_trade() && !is.holds_trade() {

@@ -140,7 +140,7 @@ pub fn pending_ach_key(client: &str, trade_id: &str) -> Key {
     Key::new(format!("{client}#TRADEACH"), trade_id)
 }
 
-/// For the payments group: the write that marks a trade's ACH fund move `Pending` (put it in
+/// For the payments group: the write that marks a trade's ACH fund move in flight (put it in
 /// externalFundMove's transaction; `ref_num` is the fund move's `RefNum`). While the marker
 /// exists, deleteTrade, cancelInvestment, a cancel or reject through updateTradeStatus and
 /// updateTradeTransactionType answer `150` and change nothing.
@@ -150,8 +150,8 @@ pub fn pending_ach_put(client: &str, trade_id: &str, ref_num: &str) -> Write {
     Write::Put { item, cond: None }
 }
 
-/// For the payments group: the write that clears the marker when the fund move leaves
-/// `Pending` (submitted, voided, returned).
+/// For the payments group: the write that clears the marker when the fund move is no longer
+/// in flight (settled, voided, returned, declined).
 pub fn pending_ach_clear(client: &str, trade_id: &str) -> Write {
     Write::Delete {
         key: pending_ach_key(client, trade_id),

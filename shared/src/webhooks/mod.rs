@@ -66,6 +66,76 @@ pub fn value_text(v: &serde_json::Value) -> Option<String> {
     }
 }
 
+/// The methods whose webhooks part 1 describes (its payload table, its aliases, and
+/// createEntity, which sends none) and the ATS webhooks CONTRACT designs: their operations
+/// fire exactly when those say. Any other method-style call that succeeds sends its response
+/// record ([`record_event`]).
+const DESCRIBED: &[&str] = &[
+    "createAccount",
+    "updateAccount",
+    "getAccount",
+    "getAccountLinkId",
+    "updateAccountArchivestatus",
+    "updateAccountArchiveStatus",
+    "uploadAccountDocument",
+    "uploadPartyDocument",
+    "uploadTradeDocument",
+    "createParty",
+    "updateParty",
+    "createEntity",
+    "updateEntity",
+    "updatePartyEntityArchivestatus",
+    "createEntitySupp",
+    "updateEntitySupp",
+    "createLink",
+    "deleteLink",
+    "performKycAml",
+    "performKycAmlBasic",
+    "performAml",
+    "updateKycAml",
+    "requestAiVerification",
+    "updateAiVerification",
+    "updateAiRequest",
+    "uploadVerificationDocument",
+    "updateOffering",
+    "closeOffering",
+    "cancelOffering",
+    "reopenOffering",
+    "deleteOffering",
+    "createTrade",
+    "updateTrade",
+    "updateTradeStatus",
+    "editTrade",
+    "editTradeUnits",
+    "updateTradeTransactionType",
+    "updateTradeArchivestatus",
+    "deleteTrade",
+    "cancelInvestment",
+    "updateTradeDocArchivestatus",
+    "updateDocuSignStatus",
+    "updateNdaDocuSignStatus",
+    "createExternalAccount",
+    "updateExternalAccount",
+    "deleteExternalAccount",
+    "linkExternalAccount",
+    "updateLinkExternalAccount",
+    "externalFundMove",
+    "updateExternalFundMoveStatus",
+    "createCustodyAccountRequest",
+    "updateCustodyAccountRequest",
+    "requestCustodialAccount",
+    "updateCustodialAccountRequest",
+    "approveCustodyAccountRequest",
+    "approveCustodialAccountRequest",
+    "updateOrder",
+    "matchedTradenotify",
+];
+
+/// Whether part 1 (or CONTRACT, for the ATS) describes when `method` fires.
+pub fn listed(method: &str) -> bool {
+    DESCRIBED.contains(&method)
+}
+
 /// The webhook of a method part 1's table does not list: the fields of its response record,
 /// in order (CONTRACT.md, Webhook payloads).
 pub fn record_event(method: &str, record: &serde_json::Map<String, serde_json::Value>) -> Event {
