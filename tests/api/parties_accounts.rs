@@ -123,6 +123,11 @@ both!(lower_pii_levels_see_base_fields_only, |t: TestApp| async move {
     let p = &r.json["parties"][0];
     assert_eq!(p["firstName"], "REDACTED");
     assert!(p["partyId"].as_str().unwrap().starts_with('P'));
+    // The status fields stay in clear (CONTRACT's account rule; part 2's status-like fields).
+    for status in ["domicile", "esignStatus", "kycStatus", "partystatus"] {
+        assert_ne!(p[status], "REDACTED", "{status}: {p}");
+    }
+    assert_eq!(p["esignStatus"], "NOTSIGNED");
     let r = t.get_as(&low, "/v3/accounts").await;
     let a = &r.json["accounts"][0];
     assert_eq!(

@@ -98,12 +98,17 @@ pub struct Party {
 
 crate::records::record!(Party, "PARTY", id);
 
-/// Fields every PII level sees in clear (the rest are `REDACTED` below `High`).
+/// Fields every PII level sees in clear (the rest are `REDACTED` below `High`): CONTRACT's
+/// account rule (the ID, the status fields, the dates), with part 2's status-like fields.
 const PARTY_BASE: &[&str] = &[
     "partyId",
+    "domicile",
+    "empStatus",
+    "associatedPerson",
     "kycStatus",
     "amlStatus",
     "amlDate",
+    "esignStatus",
     "partystatus",
     "createdDate",
     "updatedDate",
