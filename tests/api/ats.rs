@@ -735,3 +735,28 @@ both!(
         code(&t.post("getOrder", &[("orderid", "x")]).await, "106");
     }
 );
+
+both!(integral_json_numbers_are_integers_for_orders, |t: TestApp| async move {
+    let m = market(&t).await;
+    let a = create_account(&t).await;
+    let issuer: serde_json::Number = format!("{}.0", m.issuer).parse().unwrap();
+    let order = |quantity: f64| {
+        json!({
+            "memberid": a, "issuerid": issuer, "securityid": m.security, "type": "Limit",
+            "action": "Sell", "quantity": quantity, "price": "60.00", "expiration": "GTC",
+            "disclosePrice": "Yes", "solicited": "Unsolicited",
+            "contingencies": "Minimum Quantity", "minimumThreshold": 1e0,
+        })
+    };
+    let r = t
+        .json_as(&t.creds(), Method::POST, "/v3/createOrder", &order(2.0))
+        .await;
+    code(&r, "101");
+    let r = t
+        .json_as(&t.creds(), Method::POST, "/v3/createOrder", &order(2.5))
+        .await;
+    code(&r, "106");
+    let body = json!({"securityID": m.security, "issuerID": issuer});
+    let r = t.json_as(&t.creds(), Method::POST, "/v3/getClob", &body).await;
+    code(&r, "101");
+});
