@@ -45,6 +45,16 @@ async fn owner_exists(ctx: &Ctx, types: Owner, id: &str) -> Result<(), ApiError>
 }
 
 /// The record a create or update sends, before the owner is checked.
+/// What create and update share: the fields' permissions (`110`), the owner, the record sent,
+/// then the owner's existence.
+async fn checked_record(ctx: &Ctx, p: &Params) -> Result<(Owner, String, ExternalAccount), ApiError> {
+    ctx.check_fields(p, FIELDS)?;
+    let (types, id) = owner_param(p, false)?;
+    let record = parse_record(ctx, p, types, id.clone())?;
+    owner_exists(ctx, types, &id).await?;
+    Ok((types, id, record))
+}
+
 fn parse_record(ctx: &Ctx, p: &Params, types: Owner, owner_id: String) -> Result<ExternalAccount, ApiError> {
     let full_name = p.req(&["ExtAccountfullname"])?.trim().to_owned();
     let nickname = p.req(&["Extnickname"])?.trim().to_owned();
@@ -119,10 +129,7 @@ const FIELDS: &[&str] = &[
 /// `116` when the owner has one. Answers `[true, [record]]` under `External Account Details`
 /// (`Issuer External Account Details`); webhook `createExternalAccount` with the record.
 pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    ctx.check_fields(&p, FIELDS)?;
-    let (types, id) = owner_param(&p, false)?;
-    let record = parse_record(&ctx, &p, types, id.clone())?;
-    owner_exists(&ctx, types, &id).await?;
+    let (types, id, record) = checked_record(&ctx, &p).await?;
     let saved = ctx
         .transact(async move |ctx, _| {
             if pay::external(ctx.store(), ctx.client_id(), types, &id).await?.is_some() {
@@ -141,10 +148,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `Account External Account Details` (`Issuer External Account Details`); webhook
 /// `updateExternalAccount` with the record.
 pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    ctx.check_fields(&p, FIELDS)?;
-    let (types, id) = owner_param(&p, false)?;
-    let record = parse_record(&ctx, &p, types, id.clone())?;
-    owner_exists(&ctx, types, &id).await?;
+    let (types, id, record) = checked_record(&ctx, &p).await?;
     let saved = ctx
         .transact(async move |ctx, _| {
             let before = on_file(&ctx, types, &id).await?;
