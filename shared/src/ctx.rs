@@ -109,6 +109,19 @@ impl Ctx {
         }
     }
 
+    /// [`Ctx::check_fields`] for fields with aliases (each entry one field's names): a
+    /// permission under any of a field's names covers all of them (CONTRACT: aliases are
+    /// accepted as the field itself).
+    pub fn check_aliased_fields(&self, params: &Params, fields: &[&[&str]]) -> Result<(), ApiError> {
+        for names in fields {
+            let sent = names.iter().find(|n| params.value(n).is_some());
+            if let Some(sent) = sent.filter(|_| !names.iter().any(|n| self.client.may_set(n))) {
+                return Err(ApiError::FieldPermission((*sent).to_owned()));
+            }
+        }
+        Ok(())
+    }
+
     /// Whether the operation fired a webhook (registered or not).
     pub(crate) fn has_fired(&self) -> bool {
         self.fired.load(Ordering::Relaxed)

@@ -151,6 +151,16 @@ both!(
         assert_eq!(r.code(), "110", "{:?}", r.json);
         assert_eq!(snapshot(&t, &id).await, before, "rejected updates change nothing");
         ok(&update(&t, &row).await);
+        // A permission under a field's name covers its aliases (accountName, address1, ...).
+        let aliased: Vec<(&str, String)> = row
+            .iter()
+            .map(|(k, v)| match *k {
+                "accountRegistration" => ("accountName", v.clone()),
+                "streetAddress1" => ("address1", v.clone()),
+                _ => (*k, v.clone()),
+            })
+            .collect();
+        ok(&update(&t, &aliased).await);
         assert_eq!(
             t.operator(Method::PUT, &path, json!({"fields": ["*"]})).await.status,
             200

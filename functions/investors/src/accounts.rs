@@ -28,45 +28,42 @@ const REQUIRED: &[&[&str]] = &[
     &["country"],
 ];
 
-const FIELD_PERMISSIONS: &[&str] = &[
-    "accountRegistration",
-    "accountName",
-    "type",
-    "entityType",
-    "domesticYN",
-    "residentType",
-    "streetAddress1",
-    "address1",
-    "streetAddress2",
-    "address2",
-    "city",
-    "state",
-    "zip",
-    "country",
-    "email",
-    "phone",
-    "taxID",
-    "KYCstatus",
-    "AMLstatus",
-    "AMLdate",
-    "AccreditedStatus",
-    "approvalStatus",
-    "suitabilityScore",
-    "suitabilityDate",
-    "suitabilityApprover",
-    "accreditedInvestor",
-    "accreditedInvestorDate",
-    "506cLimit",
-    "accountTotalLimit",
-    "singleInvestmentLimit",
-    "associatedAC",
-    "tags",
-    "notes",
-    "approvalPrincipal",
-    "approvalLastReview",
-    "field1",
-    "field2",
-    "field3",
+/// The fields createAccount and updateAccount set, each with its accepted names (`110`).
+const FIELD_PERMISSIONS: &[&[&str]] = &[
+    &["accountRegistration", "accountName"],
+    &["type"],
+    &["entityType"],
+    &["domesticYN", "residentType"],
+    &["streetAddress1", "address1"],
+    &["streetAddress2", "address2"],
+    &["city"],
+    &["state"],
+    &["zip"],
+    &["country"],
+    &["email"],
+    &["phone"],
+    &["taxID"],
+    &["KYCstatus"],
+    &["AMLstatus"],
+    &["AMLdate"],
+    &["AccreditedStatus"],
+    &["approvalStatus"],
+    &["suitabilityScore"],
+    &["suitabilityDate"],
+    &["suitabilityApprover"],
+    &["accreditedInvestor"],
+    &["accreditedInvestorDate"],
+    &["506cLimit"],
+    &["accountTotalLimit"],
+    &["singleInvestmentLimit"],
+    &["associatedAC"],
+    &["tags"],
+    &["notes"],
+    &["approvalPrincipal"],
+    &["approvalLastReview"],
+    &["field1"],
+    &["field2"],
+    &["field3"],
 ];
 
 /// The row createAccount and updateAccount write from their parameters: every field a
@@ -123,7 +120,7 @@ fn row_from_params(p: &Params) -> Result<Account, ApiError> {
 /// incumbent does (CONTRACT, "What clients written for the incumbent rely on"), not part 1's
 /// insert array.
 pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    ctx.check_fields(&p, FIELD_PERMISSIONS)?;
+    ctx.check_aliased_fields(&p, FIELD_PERMISSIONS)?;
     let mut a = row_from_params(&p)?;
     a.created_ip = ctx.ip.to_string();
     a.id = ctx.next_id(shared::ids::ACCOUNT).await?;
@@ -331,7 +328,7 @@ async fn change_account(
 /// cannot set (ID, SSN, date of birth, `kycDate`, archive status, creation), and fires
 /// `updateAccount` on every call. An archived account is `148`.
 pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    ctx.check_fields(&p, FIELD_PERMISSIONS)?;
+    ctx.check_aliased_fields(&p, FIELD_PERMISSIONS)?;
     let id = p.req(&["accountId"])?;
     let row = row_from_params(&p)?;
     let (now, ip) = (ctx.now(), ctx.ip.to_string());
