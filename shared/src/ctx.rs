@@ -100,19 +100,23 @@ impl Ctx {
 
     /// `110` when the request sets a field the key has no permission for.
     pub fn check_fields(&self, params: &Params, fields: &[&str]) -> Result<(), ApiError> {
-        match fields
-            .iter()
-            .find(|f| params.value(f).is_some() && !self.client.may_set(f))
-        {
-            Some(f) => Err(ApiError::FieldPermission((*f).to_owned())),
-            None => Ok(()),
-        }
+        self.check_field_names(params, fields.iter().map(std::slice::from_ref))
     }
 
     /// [`Ctx::check_fields`] for fields with aliases (each entry one field's names): a
     /// permission under any of a field's names covers all of them (CONTRACT: aliases are
     /// accepted as the field itself).
     pub fn check_aliased_fields(&self, params: &Params, fields: &[&[&str]]) -> Result<(), ApiError> {
+        self.check_field_names(params, fields.iter().copied())
+    }
+
+    /// `110` naming the first field sent (under any of its names) that the key may set under
+    /// none of them.
+    fn check_field_names<'a>(
+        &self,
+        params: &Params,
+        fields: impl Iterator<Item = &'a [&'a str]>,
+    ) -> Result<(), ApiError> {
         for names in fields {
             let sent = names.iter().find(|n| params.value(n).is_some());
             if let Some(sent) = sent.filter(|_| !names.iter().any(|n| self.client.may_set(n))) {

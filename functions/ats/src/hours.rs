@@ -98,7 +98,6 @@ fn own_day(p: &Params, day: &str) -> Result<Option<DayHours>, ApiError> {
     Ok(Some(DayHours::open(start, end)))
 }
 
-/// createSecurityMarketHours's days; at least one must be given (`106`).
 /// `110` when the request sets a day's hours the key has no permission for.
 fn check_hour_fields(ctx: &Ctx, p: &Params) -> Result<(), ApiError> {
     for day in &DAYS[WEEKDAYS] {
@@ -109,6 +108,7 @@ fn check_hour_fields(ctx: &Ctx, p: &Params) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// createSecurityMarketHours's days; at least one must be given (`106`).
 fn own_hours(p: &Params) -> Result<SecurityHours, ApiError> {
     let mut own: SecurityHours = [None; 5];
     for (slot, day) in own.iter_mut().zip(&DAYS[WEEKDAYS]) {

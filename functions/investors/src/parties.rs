@@ -303,12 +303,12 @@ async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             .await
         }
         Some("entity") => Err(ApiError::ScopeMissing("party.read.pii_high")),
-        Some(_) => Err(ApiError::CodedBody {
-            code: "1422",
-            desc: "type must be individual or entity".into(),
-            http: Some(422),
-            body: Map::from_iter([("parties".to_owned(), Value::Array(Vec::new()))]),
-        }),
+        Some(_) => Err(records::empty_list_refusal(
+            "parties",
+            "1422",
+            422,
+            "type must be individual or entity".into(),
+        )),
     }
 }
 

@@ -384,13 +384,20 @@ pub async fn list<R: Record>(
 fn list_refusal(e: crate::list::ListError, key: &str) -> ApiError {
     use crate::list::ListError;
     match e {
-        ListError::NotInteger(_) | ListError::OutOfRange(_) => ApiError::CodedBody {
-            code: e.status_code(),
-            desc: e.desc(),
-            http: Some(e.http_status()),
-            body: serde_json::Map::from_iter([(key.to_owned(), serde_json::Value::Array(Vec::new()))]),
-        },
+        ListError::NotInteger(_) | ListError::OutOfRange(_) => {
+            empty_list_refusal(key, e.status_code(), e.http_status(), e.desc())
+        }
         e => e.into(),
+    }
+}
+
+/// A list refusal carrying an empty array under the list's `key` (see [`list_refusal`]).
+pub fn empty_list_refusal(key: &str, code: &'static str, http: u16, desc: String) -> ApiError {
+    ApiError::CodedBody {
+        code,
+        desc,
+        http: Some(http),
+        body: serde_json::Map::from_iter([(key.to_owned(), serde_json::Value::Array(Vec::new()))]),
     }
 }
 
