@@ -110,6 +110,27 @@ impl Ctx {
         self.check_field_names(params, fields.iter().copied())
     }
 
+    /// `110` naming the first of the fields a resource-style change sets (by the record's
+    /// names) that the key may set under none of its names (`fields` as for
+    /// [`Ctx::check_aliased_fields`]; a name in no entry is a field of its own).
+    pub fn check_changed_fields<'a>(
+        &self,
+        changed: impl IntoIterator<Item = &'a str>,
+        fields: &[&[&str]],
+    ) -> Result<(), ApiError> {
+        for name in changed {
+            let aliases = fields
+                .iter()
+                .find(|names| names.contains(&name))
+                .copied()
+                .unwrap_or_default();
+            if !self.client.may_set(name) && !aliases.iter().any(|n| self.client.may_set(n)) {
+                return Err(ApiError::FieldPermission(name.to_owned()));
+            }
+        }
+        Ok(())
+    }
+
     /// `110` naming the first field sent (under any of its names) that the key may set under
     /// none of them.
     fn check_field_names<'a>(

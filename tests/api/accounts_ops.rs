@@ -161,6 +161,25 @@ both!(
             })
             .collect();
         ok(&update(&t, &aliased).await);
+        let r = update(&t, &with_pair("kycStatus", "Approved")).await;
+        assert_eq!(r.code(), "110", "an alias needs the field's permission: {:?}", r.json);
+        // PATCH checks the same permissions, by the record's names.
+        let current = snapshot(&t, &id).await;
+        for refused in [
+            json!({"email": "x@example.com"}),
+            json!({"city": "Waco", "kycStatus": "Approved"}),
+        ] {
+            let r = patch_account(&t, &id, refused.clone()).await;
+            assert_eq!((r.status, r.code()), (403, "110"), "{refused}: {:?}", r.json);
+        }
+        assert_eq!(snapshot(&t, &id).await, current, "refused patches change nothing");
+        let r = patch_account(&t, &id, json!({"accountName": "Ann B. Lee", "address1": "2 Elm St"})).await;
+        assert_eq!(
+            (r.status, r.code()),
+            (200, "101"),
+            "permitted under its alias: {:?}",
+            r.json
+        );
         assert_eq!(
             t.operator(Method::PUT, &path, json!({"fields": ["*"]})).await.status,
             200
@@ -1027,3 +1046,9 @@ both!(get_update_and_delete_suitability, |t: TestApp| async move {
         "a new calculation after a delete"
     );
 });
+
+async fn patch_account(t: &TestApp, id: &str, fields: Value) -> Resp {
+    let uri = format!("/v3/accounts/{id}");
+    t.json_as(&t.creds(), Method::PATCH, &uri, &json!({"account": fields}))
+        .await
+}

@@ -739,10 +739,11 @@ both!(
 both!(integral_json_numbers_are_integers_for_orders, |t: TestApp| async move {
     let m = market(&t).await;
     let a = create_account(&t).await;
-    let issuer: serde_json::Number = format!("{}.0", m.issuer).parse().unwrap();
+    let integral = |id: &str| -> serde_json::Number { format!("{id}.0").parse().unwrap() };
+    let (issuer, security) = (integral(&m.issuer), integral(&m.security));
     let order = |quantity: f64| {
         json!({
-            "memberid": a, "issuerid": issuer, "securityid": m.security, "type": "Limit",
+            "memberid": a, "issuerid": issuer, "securityid": security, "type": "Limit",
             "action": "Sell", "quantity": quantity, "price": "60.00", "expiration": "GTC",
             "disclosePrice": "Yes", "solicited": "Unsolicited",
             "contingencies": "Minimum Quantity", "minimumThreshold": 1e0,
@@ -752,11 +753,18 @@ both!(integral_json_numbers_are_integers_for_orders, |t: TestApp| async move {
         .json_as(&t.creds(), Method::POST, "/v3/createOrder", &order(2.0))
         .await;
     code(&r, "101");
+    let id = integral(r.json["orderDetails"]["orderId"].as_str().unwrap());
     let r = t
         .json_as(&t.creds(), Method::POST, "/v3/createOrder", &order(2.5))
         .await;
     code(&r, "106");
-    let body = json!({"securityID": m.security, "issuerID": issuer});
+    let body = json!({"securityID": security, "issuerID": issuer});
     let r = t.json_as(&t.creds(), Method::POST, "/v3/getClob", &body).await;
     code(&r, "101");
+    for op in ["getOrder", "cancelOrder"] {
+        let r = t
+            .json_as(&t.creds(), Method::POST, &format!("/v3/{op}"), &json!({"orderid": id}))
+            .await;
+        code(&r, "101");
+    }
 });

@@ -148,6 +148,10 @@ both!(delete_party_is_virtual_and_unknown_is_198, |t: TestApp| async move {
     assert_eq!(t.get("/v3/parties").await.code(), "239", "deleted records are omitted");
     let r = t.get("/v3/parties?deleted=true").await;
     assert_eq!(r.json["parties"][0]["partyId"], id.as_str());
+    assert_eq!(
+        r.json["parties"][0]["partystatus"], "Archived",
+        "as deleted accounts list"
+    );
 });
 
 both!(

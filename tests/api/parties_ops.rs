@@ -694,6 +694,11 @@ both!(delete_entity_is_virtual_and_unknown_is_198, |t: TestApp| async move {
     );
     assert_eq!(t.post("getEntity", &[("partyId", &id)]).await.code(), "198");
     assert_eq!(
+        entity_record(&t, &id).await["partystatus"],
+        "Archived",
+        "listed as archived"
+    );
+    assert_eq!(
         party_record(&t, &party).await["partyId"],
         party.as_str(),
         "the party is untouched"

@@ -946,6 +946,16 @@ both!(
             (&json!("Settled"), &json!("Approved"))
         );
         assert_eq!(settled["processorTransactionId"], format!("sbx-{ref_num}"));
+        for (neutral, named) in [
+            ("processorTransactionId", "vantivTransactionId"),
+            ("processorTransactionMessage", "vantivTransactionMessage"),
+            ("processorTokenMessage", "vantivTokenMessage"),
+        ] {
+            assert_eq!(
+                settled[neutral], settled[named],
+                "{named}, as the incumbent's clients read it"
+            );
+        }
         assert_eq!(trade_status(&t, &id).await, "FUNDED");
         code(&t.post("ccFundMove", &charge).await, "210");
 

@@ -28,7 +28,8 @@ const REQUIRED: &[&[&str]] = &[
     &["country"],
 ];
 
-/// The fields createAccount and updateAccount set, each with its accepted names (`110`).
+/// The fields createAccount, updateAccount and PATCH set, each with its accepted names and
+/// the record's name (`110`).
 const FIELD_PERMISSIONS: &[&[&str]] = &[
     &["accountRegistration", "accountName"],
     &["type"],
@@ -43,10 +44,10 @@ const FIELD_PERMISSIONS: &[&[&str]] = &[
     &["email"],
     &["phone"],
     &["taxID"],
-    &["KYCstatus"],
-    &["AMLstatus"],
-    &["AMLdate"],
-    &["AccreditedStatus"],
+    &["KYCstatus", "kycStatus"],
+    &["AMLstatus", "amlStatus"],
+    &["AMLdate", "amlDate"],
+    &["AccreditedStatus", "accreditedStatus"],
     &["approvalStatus"],
     &["suitabilityScore"],
     &["suitabilityDate"],
@@ -208,6 +209,7 @@ pub async fn patch(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         return Err(bad_request("The body must be a JSON object with an \"account\" object"));
     };
     let changes = parse_changes(changes)?;
+    ctx.check_changed_fields(changes.keys().map(String::as_str), FIELD_PERMISSIONS)?;
     ctx.transact(async move |ctx, _| {
         let stored = load_live(&ctx, &id).await?;
         let mut fields = match serde_json::to_value(&stored.rec) {

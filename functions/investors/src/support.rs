@@ -196,7 +196,9 @@ pub async fn delete_virtually<R: PartyRecord>(ctx: &Ctx, id: String, method: &st
     ctx.transact(async move |ctx, _| {
         let stored = records::live::<R>(&ctx, &id, no_party).await?;
         let mut r = stored.rec.clone();
+        // Deleted records list as `Archived`, as deleted accounts do (OBSERVED-MORE).
         *r.deleted_mut() = true;
+        *r.archived_mut() = true;
         *r.updated_mut() = ctx.now();
         let event = view_event(&method, &PartyRef { id: &id });
         Ok(Plan::new(records::replace(ctx.client_id(), &stored, &r)?, ()).event(event))

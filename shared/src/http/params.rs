@@ -91,15 +91,29 @@ fn note(name: &str, how: Read) {
     });
 }
 
-/// The parameters parts 2 and 3 type as integers. A JSON number with an integral value
-/// (`100006.0`, `1e0`) is read there as its digits (CONTRACT, "Integral numbers"), wherever the
-/// operation reads it as text (numeric IDs, check and routing numbers).
+/// The parameters parts 2 and 3 type as integers, and the other numeric IDs and flags
+/// (securities, orders, matches, fund moves, requests, documents, archive flags). A JSON
+/// number with an integral value (`100006.0`, `1e0`) is read there as its digits (CONTRACT,
+/// "Integral numbers"), wherever the operation reads it as text.
 const INTEGER_PARAMS: &[&str] = &[
     "offeringId",
     "tradeId",
     "issuerId",
     "issuerID",
     "issuerid",
+    "securityId",
+    "securityID",
+    "securityid",
+    "orderId",
+    "orderid",
+    "matchId",
+    "matchid",
+    "RefNum",
+    "refNum",
+    "airequestId",
+    "custAccRequestID",
+    "documentId",
+    "archiveStatus",
     "id",
     "checkNumber",
     "ExtRoutingnumber",

@@ -394,8 +394,9 @@ pub struct CardCreated<'a> {
     pub transactionstatus: &'a str,
 }
 
-/// A card transaction as getCCFundMoveHistory and getCCFundMoveInfo list it (part 3's
-/// fields, the processor's under their neutral names).
+/// A card transaction as getCCFundMoveHistory and getCCFundMoveInfo list it: part 3's
+/// fields, the processor's under part 3's neutral names and again under the names the
+/// incumbent's clients read (`vantiv*`, OBSERVED-MORE), as part 3 calls its own names neutral.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CardMoveView<'a> {
@@ -412,6 +413,9 @@ pub struct CardMoveView<'a> {
     pub processor_transaction_id: &'a str,
     pub processor_transaction_message: &'a str,
     pub processor_token_message: &'a str,
+    pub vantiv_transaction_id: &'a str,
+    pub vantiv_transaction_message: &'a str,
+    pub vantiv_token_message: &'a str,
 }
 
 /// An investor's bank or card link in progress (linkExternalAccount,
@@ -619,6 +623,9 @@ impl FundMove {
             processor_transaction_id: field(|c| &c.processor_transaction_id),
             processor_transaction_message: field(|c| &c.processor_transaction_message),
             processor_token_message: field(|c| &c.processor_token_message),
+            vantiv_transaction_id: field(|c| &c.processor_transaction_id),
+            vantiv_transaction_message: field(|c| &c.processor_transaction_message),
+            vantiv_token_message: field(|c| &c.processor_token_message),
         }
     }
 
