@@ -794,9 +794,20 @@ both!(
         t.operator(Method::PUT, &settings, json!({"custodyRiskLimit": "500.00"}))
             .await;
         code(&move_of(&t, &a, "500.01").await, "106");
+        let mut created = hook(&t, "createCustodyFundMove").await;
         let r = move_of(&t, &a, "500").await;
         code(&r, "101");
         let m = r.json["custodyTransaction"].clone();
+        // Its webhook, the response record (CONTRACT), masks the bank numbers but their last
+        // four digits.
+        let sent = created.next(5).await.expect("createCustodyFundMove").pairs();
+        let field = |name: &str| sent.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+        let routing = m["routingNumber"].as_str().unwrap();
+        let masked_routing = format!("{}{}", "X".repeat(routing.len() - 4), &routing[routing.len() - 4..]);
+        assert_eq!(
+            (field("accountNumber"), field("routingNumber")),
+            (Some("XXXXXXXX6789".to_owned()), Some(masked_routing))
+        );
         assert_eq!(
             m.as_object().unwrap().keys().collect::<Vec<_>>(),
             [

@@ -16,7 +16,7 @@ use shared::model::Account;
 use shared::providers::payments::{BankLinks, Sandbox};
 use shared::records::active_account;
 use shared::records::payments as pay;
-use shared::webhooks::view_event;
+use shared::webhooks::{bank_number, view_event};
 use shared::{op, operator_op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 /// The kind of link a bank link is, in its key.
@@ -110,19 +110,6 @@ struct LinkEvent {
     updated_ip: String,
 }
 
-/// A bank number as a webhook carries it (CONTRACT): encrypted like `params` with the
-/// client's key, else masked but its last four digits.
-fn shown(number: &str, key: Option<&[u8; 32]>) -> Result<String, ApiError> {
-    match key {
-        Some(k) => shared::webhooks::crypto::seal(k, number)
-            .map_err(|e| ApiError::internal_from("bank number not encrypted", std::io::Error::other(e))),
-        None => {
-            let keep = number.len().saturating_sub(4);
-            Ok(format!("{}{}", "X".repeat(keep), &number[keep..]))
-        }
-    }
-}
-
 /// `POST /operator/clients/{clientId}/accounts/{accountId}/bank-link`: `{"routingNumber",
 /// "accountNumber", "accountType"}`; completes the investor's link in the sandbox: the
 /// external account is created or replaced (nickname `Linked bank`, the account's name as
@@ -143,13 +130,7 @@ async fn bank_link(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, O
         Some(_) => return Err(OpError::BadRequest("accountType: Checking or Savings".into())),
     };
     let ctx = octx.for_client(req.param("clientId"), "operator").await?;
-    let key = match &ctx.client.webhook_key {
-        Some(k) => Some(
-            shared::webhooks::crypto::parse_key(k)
-                .map_err(|e| OpError::internal_from("stored webhook key unreadable", std::io::Error::other(e)))?,
-        ),
-        None => None,
-    };
+    let key = ctx.client.webhook_key.clone();
     let account_id = req.param("accountId").to_owned();
     let unknown = format!("no account {account_id} of client {}", ctx.client_id());
     let saved = ctx
@@ -188,14 +169,14 @@ async fn bank_link(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, O
                 ref_num: session.rec.id.clone(),
                 institution_id: "ins_sandbox",
                 institution_name: SANDBOX_BANK,
-                account_number: shown(&number, key.as_ref())?,
+                account_number: bank_number(&number, key.as_deref())?,
                 account_name: account.account_name.clone(),
                 account_subtype: account_type.to_ascii_lowercase(),
                 account_mask: number[number.len().saturating_sub(4)..].to_owned(),
                 account_id: provider_id.clone(),
                 account_plaid_id: provider_id,
-                routing_number: shown(&routing, key.as_ref())?,
-                wire_routing: shown(&routing, key.as_ref())?,
+                routing_number: bank_number(&routing, key.as_deref())?,
+                wire_routing: bank_number(&routing, key.as_deref())?,
                 account_type: "depository",
                 external_account: "Yes",
                 created_date: session.rec.created_date.clone(),

@@ -121,15 +121,16 @@ fn json_response(status: u16, body: Bytes, request_id: &str) -> Response<Bytes> 
     r
 }
 
-/// A handler's result as a status and body. An internal error is logged here, once, in its
-/// request's span.
-/// Commits the webhook of `reply`'s record for the operation (kept out of the request's own
-/// future, whose size every handler's stack shares).
+/// Commits the webhook of `reply`'s record for the operation, its bank numbers masked (kept
+/// out of the request's own future, whose size every handler's stack shares).
 async fn fire_record(ctx: &Ctx, reply: &Reply) -> Result<(), ApiError> {
-    let event = crate::webhooks::record_event(&ctx.operation, &reply.record());
+    let key = ctx.client.webhook_key.as_deref();
+    let event = crate::webhooks::masked_record_event(&ctx.operation, reply.record(), key)?;
     Ok(ctx.commit(Vec::new(), vec![event]).await?)
 }
 
+/// A handler's result as a status and body. An internal error is logged here, once, in its
+/// request's span.
 fn render_result(result: Result<Reply, ApiError>, style: Style, request_id: &str) -> (u16, Bytes) {
     match result {
         Ok(reply) => render_reply(reply),

@@ -8,6 +8,7 @@ pub use delivery::{Deliverer, UrlPolicy};
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::ApiError;
 use crate::store::{Item, Key, Val, Write};
 
 /// The fixed `User-Agent` of webhook requests.
@@ -130,6 +131,66 @@ const DESCRIBED: &[&str] = &[
     "updateOrder",
     "matchedTradenotify",
 ];
+
+/// The bank numbers a response record may carry, each in clear (`false`) or base64 (part 3).
+const BANK_NUMBERS: &[(&str, bool)] = &[
+    ("accountNumber", false),
+    ("routingNumber", false),
+    ("AccountNumber", true),
+    ("RoutingNumber", true),
+    ("CustodianAccountNumber", true),
+    ("Accountnumber", true),
+    ("Routingnumber", true),
+    ("ExtAccountnumber", true),
+    ("ExtRoutingnumber", true),
+];
+
+/// A bank number as a webhook carries it (CONTRACT, "Payments, custody and escrow"):
+/// encrypted like `params` under the client's key (`key`, as stored), else masked but its
+/// last four digits.
+pub fn bank_number(number: &str, key: Option<&str>) -> Result<String, ApiError> {
+    let unsealable = |e: String| ApiError::internal_from("bank number not encrypted", std::io::Error::other(e));
+    match key {
+        Some(k) => crypto::seal(&crypto::parse_key(k).map_err(unsealable)?, number).map_err(unsealable),
+        None => {
+            let keep = number.chars().count().saturating_sub(4);
+            Ok(number
+                .chars()
+                .enumerate()
+                .map(|(i, c)| if i < keep { 'X' } else { c })
+                .collect())
+        }
+    }
+}
+
+/// The webhook of a response record ([`record_event`]) with its bank numbers as
+/// [`bank_number`] shows them: a response may show them, a webhook never does.
+pub fn masked_record_event(
+    method: &str,
+    mut record: serde_json::Map<String, serde_json::Value>,
+    key: Option<&str>,
+) -> Result<Event, ApiError> {
+    use base64::Engine;
+    for (name, encoded) in BANK_NUMBERS {
+        let Some(serde_json::Value::String(shown)) = record.get_mut(*name) else {
+            continue;
+        };
+        let clear = match encoded {
+            false => shown.clone(),
+            true => base64::engine::general_purpose::STANDARD
+                .decode(shown.as_bytes())
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .unwrap_or_default(),
+        };
+        *shown = if clear.is_empty() {
+            String::new()
+        } else {
+            bank_number(&clear, key)?
+        };
+    }
+    Ok(record_event(method, &record))
+}
 
 /// Whether part 1 (or CONTRACT, for the ATS) describes when `method` fires.
 pub fn listed(method: &str) -> bool {
