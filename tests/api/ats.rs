@@ -15,8 +15,9 @@ use serde_json::{json, Value};
 use shared::model::market_hours::DAYS;
 use shared::queue::sequencer::BookMessage;
 
-use crate::fixtures::code;
-use crate::fixtures::{approved_offering_as, create_account, with, OFFERING};
+use crate::fixtures::{
+    approved_offering_as, code, create_account, every_field_filters_and_sorts, urlencode, with, OFFERING,
+};
 
 /// A security of the sandbox client: (securityId, issuerId).
 struct Market {
@@ -516,6 +517,32 @@ both!(
         ] {
             assert!(o.get(field).is_some(), "{field}: {o}");
         }
+        every_field_filters_and_sorts(&t, "/v3/ppex/orders", "ppex_orders", "orderId").await;
+        // executionTime is a time: ISO 8601 bounds compare as times, a bad one is 1422.
+        let first = &list(&t, "orders", "limit=1&sort=executionTime:asc").await["ppex_orders"][0];
+        let at = first["executionTime"].as_str().unwrap();
+        let second = format!("{}Z", at[..19].replace(' ', "T"));
+        for (filter, expected) in [
+            (json!({"executionTime": {"gte": second}}), 7),
+            (json!({"executionTime": {"lt": second}}), 0),
+            (json!({"executionTime": {"gte": "2000-01-01T00:00:00-05:00"}}), 7),
+        ] {
+            let r = t
+                .get(&format!(
+                    "/v3/ppex/orders?limit=500&filter={}",
+                    urlencode(&filter.to_string())
+                ))
+                .await;
+            let found = r.json["ppex_orders"].as_array().map_or(0, Vec::len);
+            assert_eq!(found, expected, "{filter}: {:?}", r.json);
+        }
+        let r = t
+            .get(&format!(
+                "/v3/ppex/orders?filter={}",
+                urlencode(r#"{"executionTime":{"gt":"notadate"}}"#)
+            ))
+            .await;
+        assert_eq!((r.status, r.code()), (422, "1422"));
         let outsider = t.new_client(json!({"methods": [], "scopes": ["trade.read"]})).await;
         let r = t.get_as(&outsider, "/v3/ppex/orders").await;
         assert_eq!((r.status, r.code()), (403, "1403"));
@@ -528,15 +555,6 @@ async fn run_expiry(t: &TestApp) -> u64 {
         .await;
     assert_eq!(r.status, 200, "{:?}", r.json);
     r.json["processed"].as_u64().unwrap()
-}
-
-fn urlencode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 both!(

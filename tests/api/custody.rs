@@ -808,6 +808,7 @@ both!(
             (field("accountNumber"), field("routingNumber")),
             (Some("XXXXXXXX6789".to_owned()), Some(masked_routing))
         );
+        t.register_webhook("createCustodyFundMove", &[]).await;
         assert_eq!(
             m.as_object().unwrap().keys().collect::<Vec<_>>(),
             [

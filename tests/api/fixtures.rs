@@ -86,3 +86,34 @@ pub async fn hook(t: &TestApp, method: &str) -> Listener {
     t.register_webhook(method, &[&l.url]).await;
     l
 }
+
+/// `s` percent-encoded for a query string.
+pub fn urlencode(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
+}
+
+/// CONTRACT, "Lists": every field of a list's records filters (the first record found by
+/// its own value, whatever the field's kind) and sorts. `path` lists under `key`, `id` naming
+/// each record.
+pub async fn every_field_filters_and_sorts(t: &TestApp, path: &str, key: &str, id: &str) {
+    let r = t.get(path).await;
+    let record = r.json[key][0]
+        .as_object()
+        .unwrap_or_else(|| panic!("{path}: {:?}", r.json))
+        .clone();
+    for (field, value) in &record {
+        if !(value.is_string() || value.is_number() || value.is_boolean()) {
+            continue;
+        }
+        let filter = serde_json::json!({ field: value }).to_string();
+        let r = t.get(&format!("{path}?limit=500&filter={}", urlencode(&filter))).await;
+        assert_eq!(r.code(), "101", "{path} filter {filter}: {:?}", r.json);
+        let found = r.json[key].as_array().unwrap();
+        assert!(
+            found.iter().any(|x| x[id] == record[id]),
+            "{path} filter {filter} finds the record"
+        );
+        let r = t.get(&format!("{path}?sort={field}:asc")).await;
+        assert_eq!(r.code(), "101", "{path} sort {field}: {:?}", r.json);
+    }
+}

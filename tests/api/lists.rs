@@ -1,6 +1,6 @@
 //! The list-resource rules of part 1 through the real endpoints.
 
-use api_tests::{both, TestApp};
+use api_tests::{both, Resp, TestApp};
 use serde_json::{json, Value};
 
 use crate::fixtures::*;
@@ -203,10 +203,6 @@ both!(
     }
 );
 
-fn urlencode(s: &str) -> String {
-    percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
-}
-
 both!(
     parties_take_a_type_as_the_incumbents_clients_send,
     |t: TestApp| async move {
@@ -227,3 +223,69 @@ both!(
         assert_eq!((r.status, r.code()), (403, "1403"), "{:?}", r.json);
     }
 );
+
+both!(every_field_of_every_list_filters_and_sorts, |t: TestApp| async move {
+    let account = create_account(&t).await;
+    let party = create_party(&t).await;
+    create_entity(&t).await;
+    let (offering, _) = approved_offering_as(&t, &t.creds()).await;
+    link(&t, &account, "IndivACParty", &party, "1").await;
+    create_trade(&t, &account, &offering, "2").await;
+    for (path, key, id) in [
+        ("/v3/accounts", "accounts", "accountId"),
+        ("/v3/parties", "parties", "partyId"),
+        ("/v3/entities", "entities", "partyId"),
+        ("/v3/issuers", "issuers", "issuerId"),
+        ("/v3/offerings", "offerings", "offeringId"),
+        ("/v3/trades", "trades", "tradeId"),
+        ("/v3/links", "links", "id"),
+    ] {
+        every_field_filters_and_sorts(&t, path, key, id).await;
+    }
+});
+
+both!(
+    a_date_bound_keeps_its_time_and_an_id_its_number,
+    |t: TestApp| async move {
+        let account = create_account(&t).await;
+        let party = create_party(&t).await;
+        link(&t, &account, "IndivACParty", &party, "1").await;
+        let (offering, _) = approved_offering_as(&t, &t.creds()).await;
+        let trade = create_trade(&t, &account, &offering, "2").await;
+        let created = t.get("/v3/trades").await.json["trades"][0]["createdDate"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let iso = created.replace(' ', "T");
+        let get = |filter: Value| trades_where(&t, filter, "");
+        // Numeric IDs compare as numbers, an integral decimal included.
+        for id in [
+            json!(format!("{trade}.0")),
+            json!(format!("0{trade}")),
+            format!("{trade}.0").parse::<Value>().unwrap(),
+        ] {
+            let r = get(json!({"tradeId": id})).await;
+            assert_eq!(ids(&r.json, "trades", "tradeId"), std::slice::from_ref(&trade), "{id}");
+        }
+        // ISO 8601 bounds are times, with or without an offset.
+        let r = get(json!({"createdDate": {"gte": format!("{iso}Z")}})).await;
+        assert_eq!(ids(&r.json, "trades", "tradeId"), std::slice::from_ref(&trade));
+        let r = get(json!({"createdDate": {"gt": format!("{iso}.5Z")}})).await;
+        assert_eq!(r.code(), "239", "half a second later: {:?}", r.json);
+        let r = get(json!({"createdDate": {"lt": format!("{iso}.5+00:00")}})).await;
+        assert_eq!(ids(&r.json, "trades", "tradeId"), std::slice::from_ref(&trade));
+        let r = get(json!({"createdDate": {"gt": "soon"}})).await;
+        assert_eq!((r.status, r.code()), (422, "1422"), "{:?}", r.json);
+        // The keyset page is the ATS lists' own: elsewhere a bound is a filter, counted exactly.
+        let ascending = "&sort=createdDate:asc";
+        let r = trades_where(&t, json!({"createdDate": {"gt": format!("{iso}.5Z")}}), ascending).await;
+        assert_eq!(r.code(), "239", "{:?}", r.json);
+        let r = trades_where(&t, json!({"createdDate": {"gte": iso}}), ascending).await;
+        assert_eq!(r.json["pagination"]["totalRecords"], 1);
+    }
+);
+
+async fn trades_where(t: &TestApp, filter: Value, more: &str) -> Resp {
+    t.get(&format!("/v3/trades?filter={}{more}", urlencode(&filter.to_string())))
+        .await
+}

@@ -306,6 +306,11 @@ both!(
             .json_as(&c, Method::PATCH, &uri, &json!({"account": {"city": "Dallas"}}))
             .await;
         assert_eq!((r.status, r.code()), (304, "101"));
+        // Fields the API never sets (part 2: empty for accounts made through it) are known,
+        // and ignored like the ones part 2 says cannot be set.
+        let never = json!({"account": {"socialSecurityNumber": "123-45-6789", "dateOfBirth": "01-01-1980"}});
+        let r = t.json_as(&c, Method::PATCH, &uri, &never).await;
+        assert_eq!((r.status, r.code()), (304, "101"), "{:?}", r.json);
         let r = t
             .json_as(&c, Method::PATCH, &uri, &json!({"account": {"color": "red"}}))
             .await;

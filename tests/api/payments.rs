@@ -1062,6 +1062,11 @@ both!(
             (a.clone(), "XXXXXXXX4321".into(), "4321".into())
         );
         assert_eq!(field("routing_number"), "XXXXX0021");
+        assert_eq!(
+            field("updatedIpAddress"),
+            field("createdIpAddress"),
+            "the investor's, for whom the operator completes the link"
+        );
         // The linked account is the external account fund moves debit.
         let r = t.post("getExternalAccount", &[("accountId", &a)]).await;
         assert_eq!(r.json["statusDesc"]["AccountNumber"], "MDAwOTg3NjU0MzIx");
@@ -1235,6 +1240,91 @@ both!(
                 "{b}"
             );
             assert_eq!(b["dealStatus"], Value::Null, "a shared account");
+        }
+    }
+);
+
+/// The trade's cancellation, one of the three ways a client ends a `CREATED` trade.
+async fn end_trade(t: &TestApp, how: usize, account: &str, trade: &str) -> Resp {
+    match how % 3 {
+        0 => cancel_investment(t, trade).await,
+        1 => {
+            t.post("deleteTrade", &[("accountId", account), ("tradeId", trade)])
+                .await
+        }
+        _ => {
+            let status = [("accountId", account), ("tradeId", trade), ("tradeStatus", "CANCELED")];
+            t.post("updateTradeStatus", &status).await
+        }
+    }
+}
+
+both!(
+    a_payment_racing_a_cancellation_never_pays_a_cancelled_trade,
+    |t: TestApp| async move {
+        for round in 0..6 {
+            // ACH: the debit and the cancellation at once.
+            let (a, o, id) = funded_setup(&t, "Main").await;
+            let (paid, ended) = tokio::join!(fund(&t, &a, &o, &id, "50"), end_trade(&t, round, &a, &id));
+            let status = trade_status(&t, &id).await;
+            let live: Vec<Value> = history(&t, &a)
+                .await
+                .into_iter()
+                .filter(|m| m["fundStatus"] != "Voided")
+                .collect();
+            assert!(
+                status != "CANCELED" || live.is_empty(),
+                "round {round}: {status} with {live:?} (debit {}, end {})",
+                paid.code(),
+                ended.code()
+            );
+            assert_eq!(live.len(), usize::from(paid.code() == "101" && status != "CANCELED"));
+
+            // Card: the charge and the cancellation at once.
+            let (a, _, id) = trade_of_type(&t, "CREDITCARD").await;
+            link_card(&t, &a, APPROVES).await;
+            let charge = [("accountId", a.as_str()), ("tradeId", id.as_str())];
+            let (paid, ended) = tokio::join!(t.post("ccFundMove", &charge), end_trade(&t, round, &a, &id));
+            run_cards(&t).await;
+            let status = trade_status(&t, &id).await;
+            let captured = card_history(&t, &a)
+                .await
+                .into_iter()
+                .filter(|m| m["fundStatus"] == "Settled")
+                .count();
+            assert!(
+                status != "CANCELED" || captured == 0,
+                "round {round}: card captured on a {status} trade (charge {}, end {})",
+                paid.code(),
+                ended.code()
+            );
+        }
+    }
+);
+
+both!(
+    a_funded_trade_cancelled_or_rejected_by_status_is_refunded,
+    |t: TestApp| async move {
+        for status in ["CANCELED", "Rejected"] {
+            let (a, o, id) = funded_setup(&t, "Test ACH Settled").await;
+            code(&fund(&t, &a, &o, &id, "50").await, "101");
+            assert_eq!(trade_status(&t, &id).await, "FUNDED");
+            let params = [
+                ("accountId", a.as_str()),
+                ("tradeId", id.as_str()),
+                ("tradeStatus", status),
+            ];
+            code(&t.post("updateTradeStatus", &params).await, "101");
+            let moves: Vec<(Value, Value)> = history(&t, &a)
+                .await
+                .iter()
+                .map(|m| (m["type"].clone(), m["fundStatus"].clone()))
+                .collect();
+            assert_eq!(
+                moves,
+                [(json!("debit"), json!("Settled")), (json!("refund"), json!("Pending"))],
+                "{status}"
+            );
         }
     }
 );

@@ -162,6 +162,25 @@ both!(
 );
 
 both!(
+    a_copy_the_sweep_queued_again_is_never_sent_twice,
+    |t: TestApp| async move {
+        let mut hook = Listener::start(200).await;
+        t.register_webhook("createParty", &[&hook.url]).await;
+        let event = shared::webhooks::Event::new("createParty").field("partyId", "P7654321".to_owned());
+        let env = shared::webhooks::Envelope::new(&t.client_id, event, 0);
+        t.store().write(vec![env.outbox_write()]).await.unwrap();
+        // Two sweeps before the first copy is sent: a backlog's entries are queued again
+        // while they still wait (with an in-memory queue, their entries stay until then).
+        let age = std::time::Duration::from_secs(30);
+        assert_eq!(t.app.sweep_outbox(age).await.unwrap(), 1);
+        t.app.sweep_outbox(age).await.unwrap();
+        assert_eq!(hook.next(5).await.expect("sent").body, "partyId=P7654321");
+        assert!(hook.next(2).await.is_none(), "one attempt (part 1), not one per copy");
+        assert!(outbox_drains(&t).await);
+    }
+);
+
+both!(
     production_refuses_plain_http_and_loopback_targets,
     |t: TestApp| async move {
         let t = TestApp::with_env(t.backend, shared::Environment::Production).await;

@@ -13,9 +13,8 @@ const ORDERS: ListSpec = ListSpec::newest_first("orderId")
     .indexed_by("executionTime")
     .ids(&["id", "securityId", "issuerId", "memberId", "accountId"])
     .numbers(&["shares", "remainingShares", "sharePrice", "amount", "minimumQuantity"])
-    .dates(&["createdDate", "updatedDate", "cancelDate"])
+    .dates(&["executionTime", "createdDate", "updatedDate", "cancelDate"])
     .texts(&[
-        "executionTime",
         "securityName",
         "action",
         "type",
@@ -26,6 +25,9 @@ const ORDERS: ListSpec = ListSpec::newest_first("orderId")
         "status",
         "orderStatus",
         "token",
+        "priceNotDisplayed",
+        "allOrNone",
+        "deleted",
     ]);
 
 const TRADES: ListSpec = ListSpec::newest_first("matchId")
@@ -39,8 +41,8 @@ const TRADES: ListSpec = ListSpec::newest_first("matchId")
         "sellerMemberId",
     ])
     .numbers(&["numberOfShares", "sharePrice", "amount"])
-    .dates(&["createdDate"])
-    .texts(&["executionTime", "securityName"]);
+    .dates(&["executionTime", "createdDate"])
+    .texts(&["securityName", "deleted"]);
 
 /// `GET /v3/ppex/orders`: `ppex_orders` and `pagination`.
 const ORDERS_OP: Handler = list_op!(AtsOrder, ORDERS, "ppex_orders", |o, _ctx| o.view());

@@ -142,6 +142,8 @@ const LIST: ListSpec = ListSpec {
         "type",
         "entityType",
         "residentType",
+        "socialSecurityNumber",
+        "dateOfBirth",
         "address1",
         "address2",
         "city",
@@ -240,7 +242,7 @@ fn parse_changes(changes: &Map<String, Value>) -> Result<Map<String, Value>, Api
     };
     let mut out = Map::new();
     for (k, v) in changes {
-        if READ_ONLY.contains(&k.as_str()) {
+        if READ_ONLY.contains(&k.as_str()) || API_NEVER_SETS.contains(&k.as_str()) {
             continue;
         }
         if !known.contains_key(k) || INTERNAL.contains(&k.as_str()) {
@@ -262,14 +264,11 @@ fn parse_changes(changes: &Map<String, Value>) -> Result<Map<String, Value>, Api
 }
 
 /// Stored fields that are not account fields of the API.
-const INTERNAL: &[&str] = &[
-    "archived",
-    "deleted",
-    "createdIpAddress",
-    "updatedIpAddress",
-    "socialSecurityNumber",
-    "dateOfBirth",
-];
+const INTERNAL: &[&str] = &["archived", "deleted", "createdIpAddress", "updatedIpAddress"];
+
+/// Account fields the API never sets (part 2: "empty for accounts made through the API"): a
+/// PATCH naming them is ignored, as for the fields part 2 says cannot be set.
+const API_NEVER_SETS: &[&str] = &["socialSecurityNumber", "dateOfBirth"];
 
 /// A live account of the caller, or `148`.
 pub async fn live_account(ctx: &Ctx, id: &str) -> Result<records::Stored<Account>, ApiError> {

@@ -98,6 +98,23 @@ pub fn trade_writes(client: &str, m: &FundMove, trade: &Stored<Trade>, now: &str
     }
 }
 
+/// [`trade_writes`], or, when the move leaves the trade as it is, the check that the trade is
+/// still as read: a payment that raced a cancellation, an edit or a change of type fails its
+/// transaction, and its retry finds the trade as it now is (a cancelled trade is never paid).
+pub fn trade_writes_or_check(
+    client: &str,
+    m: &FundMove,
+    trade: &Stored<Trade>,
+    now: &str,
+) -> Result<Vec<Write>, ApiError> {
+    let writes = trade_writes(client, m, trade, now)?;
+    Ok(if writes.is_empty() {
+        vec![shared::records::unchanged(client, trade)]
+    } else {
+        writes
+    })
+}
+
 /// The trade a payment is for, in CONTRACT's order: the account (`148`), the offering when
 /// named (`138`), the trade of that account and offering (`188`), the account's primary
 /// party (`135`); with the escrow account of the trade's offering (empty: none).
@@ -249,10 +266,10 @@ pub async fn fund_move(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                     let done = submitted.moved(status, error, &now);
                     events.push(view_event(STATUS_METHOD, &submitted.status_event()));
                     events.push(view_event(STATUS_METHOD, &done.status_event()));
-                    writes.extend(trade_writes(client, &done, &trade, &now)?);
                     done
                 }
             };
+            writes.extend(trade_writes_or_check(client, &last, &trade, &now)?);
             writes.extend(pay::move_new(client, &last)?);
             Ok(Plan::new(writes, last).events(events))
         })

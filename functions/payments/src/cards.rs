@@ -25,7 +25,7 @@ use shared::records::trade;
 use shared::records::{self, active_account};
 use shared::{batch_due, batch_process, op, operator_op, ApiError, Ctx, Params, Plan, Ports, Reply, Routes};
 
-use crate::ach::{move_writes, not_funded, paid_trade, trade_writes};
+use crate::ach::{move_writes, not_funded, paid_trade, trade_writes, trade_writes_or_check};
 use crate::batch::due_in;
 
 /// The card processor in force (the sandbox; a real processor adapter fills the same port).
@@ -195,7 +195,8 @@ async fn charge(ctx: Ctx, p: Params, with_amount: bool, method: &'static str) ->
                 }),
                 ref_num,
             };
-            let mut writes = pay::move_new(client, &m)?;
+            let mut writes = trade_writes_or_check(client, &m, &trade, &m.created_date)?;
+            writes.extend(pay::move_new(client, &m)?);
             writes.extend(billing(&ctx, &method, &req.account, &m.ref_num)?);
             Ok(Plan::new(writes, m))
         })

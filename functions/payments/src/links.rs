@@ -182,7 +182,8 @@ async fn bank_link(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, O
                 created_date: session.rec.created_date.clone(),
                 created_ip: session.rec.ip_address.clone(),
                 updated_date: now,
-                updated_ip: ctx.ip.to_string(),
+                // The operator stands in for the investor, whose link this completes.
+                updated_ip: session.rec.ip_address.clone(),
             };
             let writes = vec![
                 pay::external_put(client, &ext, before.map(|b| b.version))?,

@@ -87,7 +87,8 @@ pub enum Operand {
     /// An all-digit ID with leading zeros stripped, compared numerically
     /// at any length ([`FieldKind::Id`]).
     NumericId(String),
-    /// A date/time in `YYYY-MM-DD HH:MM:SS` form, compared as a string.
+    /// A date/time in `YYYY-MM-DD HH:MM:SS` form, with the fraction of a second when it has
+    /// one (trailing zeros dropped), compared as a string.
     Date(String),
     /// Any other text, compared byte-wise (case-sensitive).
     Text(String),
@@ -95,8 +96,14 @@ pub enum Operand {
 
 impl Operand {
     /// Reads a filter value for a field of `kind`; errors describe a bad value.
+    /// An empty value selects records where the field is empty, whatever its kind; an ID
+    /// written as an integral decimal (`100001.0`, `1.00001e5`) is that number (CONTRACT:
+    /// numeric IDs compare as numbers).
     pub(crate) fn from_filter(kind: FieldKind, value: &Value) -> Result<Self, String> {
-        let text = scalar_text(value).ok_or_else(|| format!("value {value} must be a string or a number"))?;
+        let text = record_text(value).ok_or_else(|| format!("value {value} must be a string or a number"))?;
+        if text.trim().is_empty() {
+            return Ok(Operand::Text(String::new()));
+        }
         match kind {
             FieldKind::Text => Ok(Operand::Text(text.into_owned())),
             FieldKind::Number => parse_decimal(&text)
@@ -105,7 +112,12 @@ impl Operand {
             FieldKind::Date => normalize_date(&text)
                 .map(Operand::Date)
                 .ok_or_else(|| format!("'{text}' is not a recognised date")),
-            FieldKind::Id => Ok(id_operand(&text)),
+            FieldKind::Id => Ok(
+                match parse_decimal(&text).filter(|n| n.is_integer() && !n.is_sign_negative()) {
+                    Some(n) => id_operand(&n.trunc().normalize().to_string()),
+                    None => id_operand(&text),
+                },
+            ),
         }
     }
 
@@ -464,19 +476,28 @@ fn bracket_segments(key: &str) -> Option<Vec<&str>> {
     (!segments.is_empty()).then_some(segments)
 }
 
-/// Converts a date/time to `YYYY-MM-DD HH:MM:SS`. Accepts `YYYY-MM-DD`,
-/// `YYYY-MM-DD HH:MM:SS`, `MM-DD-YYYY`, and ISO 8601 (`T` separator, optional
-/// fraction, optional offset; with an offset the result is in UTC).
+/// Converts a date/time to `YYYY-MM-DD HH:MM:SS`, followed by its fraction of a second
+/// when it has one, to the microsecond and without trailing zeros (`.5`), so that the
+/// forms compare as strings in time order (`...:06` < `...:06.5` < `...:07`). Accepts
+/// `YYYY-MM-DD`, `YYYY-MM-DD HH:MM:SS` (with an optional fraction, as ATS `executionTime`
+/// is written), `MM-DD-YYYY`, and ISO 8601 (`T` separator, optional fraction, optional
+/// offset; with an offset the result is in UTC).
 pub fn normalize_date(text: &str) -> Option<String> {
     let text = text.trim();
     let naive = NaiveDateTime::parse_from_str(text, DATE_FORMAT)
+        .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%.f"))
         .or_else(|_| NaiveDate::parse_from_str(text, "%Y-%m-%d").map(midnight))
         .or_else(|_| NaiveDate::parse_from_str(text, "%m-%d-%Y").map(midnight))
         .or_else(|_| DateTime::parse_from_rfc3339(text).map(|t| t.naive_utc()))
         .or_else(|_| DateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f%z").map(|t| t.naive_utc()))
         .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f"))
         .ok()?;
-    Some(naive.format(DATE_FORMAT).to_string())
+    let mut out = naive.format(DATE_FORMAT).to_string();
+    let micros = naive.and_utc().timestamp_subsec_micros();
+    if micros > 0 {
+        out.push_str(format!(".{micros:06}").trim_end_matches('0'));
+    }
+    Some(out)
 }
 
 fn midnight(date: NaiveDate) -> NaiveDateTime {
@@ -602,7 +623,13 @@ mod tests {
         assert_eq!(n("2024-05-01T10:00:00Z").as_deref(), Some("2024-05-01 10:00:00"));
         assert_eq!(
             n("2024-05-01T10:00:00.250-05:00").as_deref(),
-            Some("2024-05-01 15:00:00")
+            Some("2024-05-01 15:00:00.25"),
+            "to the microsecond, trailing zeros dropped"
+        );
+        assert_eq!(n("2024-05-01 10:00:00.000000").as_deref(), Some("2024-05-01 10:00:00"));
+        assert_eq!(
+            n("2024-05-01 10:00:00.123456").as_deref(),
+            Some("2024-05-01 10:00:00.123456")
         );
         assert_eq!(n("2024-05-01T10:00:00+0200").as_deref(), Some("2024-05-01 08:00:00"));
         assert_eq!(n("2024-05-01T10:00:00").as_deref(), Some("2024-05-01 10:00:00"));

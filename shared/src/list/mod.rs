@@ -78,6 +78,9 @@ pub struct ListSpec {
     /// The field the list index keeps its records in order of (`createdDate`, or an ATS
     /// list's `executionTime`): a page sorted by it is read from the index.
     pub indexed: &'static str,
+    /// Whether part 1's keyset page applies (the ATS lists, by `executionTime`): see
+    /// [`ListQuery::keyset`].
+    pub keyset: bool,
     /// Filters may only be exact matches or lists (`eq`/`in`) (accounts).
     pub equality_only: bool,
     /// An unknown sort field means the default sort instead of an error (accounts).
@@ -96,6 +99,7 @@ impl ListSpec {
             texts: &[],
             default_sort: ("createdDate", Dir::Desc),
             indexed: "createdDate",
+            keyset: false,
             equality_only: false,
             sort_fallback: false,
         }
@@ -116,12 +120,13 @@ impl ListSpec {
         ListSpec { dates, ..self }
     }
 
-    /// Listed newest first by `field`, which the list index keeps them in order of (a text
-    /// field of fixed width, compared at full precision).
+    /// Listed newest first by `field`, a date/time the list index keeps them in order of at
+    /// microsecond width (`YYYY-MM-DD HH:MM:SS.ffffff`), and paged by part 1's keyset on it.
     pub const fn indexed_by(self, field: &'static str) -> Self {
         ListSpec {
             indexed: field,
             default_sort: (field, Dir::Desc),
+            keyset: true,
             ..self
         }
     }
@@ -170,6 +175,7 @@ pub struct ListQuery {
     pub sort_is_default: bool,
     /// The resource's [`ListSpec::indexed`] field.
     pub indexed: &'static str,
+    keyset_paged: bool,
     sort_kind: FieldKind,
     id_field: &'static str,
     id_kind: FieldKind,
@@ -289,6 +295,7 @@ pub fn parse(pairs: &[(String, String)], spec: &ListSpec) -> Result<ListQuery, L
         sort,
         sort_is_default,
         indexed: spec.indexed,
+        keyset_paged: spec.keyset,
         sort_kind: spec.kind_of(sort.0, FieldKind::Text),
         id_field: spec.id_field,
         id_kind: spec.kind_of(spec.id_field, FieldKind::Id),
@@ -317,10 +324,12 @@ impl ListQuery {
         !self.filters.is_empty()
     }
 
-    /// Part 1's keyset page: sorted ascending by the indexed field from offset 0, its only
-    /// filter a lower bound on that field. Answers the bound and whether it is inclusive.
-    pub fn keyset(&self) -> Option<(&str, bool)> {
-        if self.sort != (self.indexed, Dir::Asc) || self.offset != 0 || self.filters.len() != 1 {
+    /// Part 1's keyset page, on a list that has it ([`ListSpec::keyset`]): sorted ascending
+    /// by the indexed field from offset 0, its only filter a lower bound on that field.
+    /// Answers the bound as the index writes it (microsecond width) and whether it is
+    /// inclusive.
+    pub fn keyset(&self) -> Option<(String, bool)> {
+        if !self.keyset_paged || self.sort != (self.indexed, Dir::Asc) || self.offset != 0 || self.filters.len() != 1 {
             return None;
         }
         let f = &self.filters[0];
@@ -328,11 +337,14 @@ impl ListQuery {
             Predicate::Range {
                 min:
                     Some(Bound {
-                        value: Operand::Text(v) | Operand::Date(v),
+                        value: Operand::Date(v),
                         inclusive,
                     }),
                 max: None,
-            } if f.field == self.indexed => Some((v, *inclusive)),
+            } if f.field == self.indexed => {
+                let (seconds, fraction) = v.split_once('.').unwrap_or((v, ""));
+                Some((format!("{seconds}.{fraction:0<6}"), *inclusive))
+            }
             _ => None,
         }
     }

@@ -402,11 +402,11 @@ pub fn empty_list_refusal(key: &str, code: &'static str, http: u16, desc: String
 }
 
 /// Runs a list query over a client's records of one kind. Sorted by the indexed field
-/// (`createdDate`, or `executionTime`) with no filter, or as part 1's keyset page (that field
-/// ascending from a lower bound), it reads the list index and stops after the page, with
-/// `totalRecords` from the counters (every record of the list: a keyset bound is a cursor,
-/// and its last page may be empty); otherwise it reads the client's own partition (never the
-/// table), filters and sorts the rendered records.
+/// (`createdDate`, or `executionTime`) with no filter, or as part 1's keyset page of the ATS
+/// lists (`executionTime` ascending from a lower bound), it reads the list index and stops
+/// after the page, with `totalRecords` from the counters (every record of the list: a keyset
+/// bound is a cursor, and its last page may be empty); otherwise it reads the client's own
+/// partition (never the table), filters and sorts the rendered records.
 async fn list_page<R: Record>(
     store: &dyn Store,
     client: &str,

@@ -189,8 +189,13 @@ impl Deliverer {
         }
     }
 
-    /// Delivers one event to every URL registered for its method. Failures are logged:
-    /// one attempt only, as part 1 says.
+    /// Whether the envelope's outbox entry is still there: with an in-memory queue, `false`
+    /// means a copy of it (the sweep re-sends entries still waiting in the queue) was
+    /// attempted already.
+    pub async fn outbox_holds(&self, env: &Envelope) -> Result<bool, crate::store::StoreError> {
+        Ok(self.store.get(&env.outbox_key()).await?.is_some())
+    }
+
     /// Removes the envelope's outbox entry once its delivery attempt is made. Left behind
     /// (the store refused), it is delivered again by a sweep: at least once, never lost.
     pub async fn clear_outbox(&self, env: &Envelope) {
@@ -203,6 +208,8 @@ impl Deliverer {
         }
     }
 
+    /// Delivers one event to every URL registered for its method. Failures are logged:
+    /// one attempt only, as part 1 says.
     pub async fn deliver(&self, env: &Envelope) -> Result<(), crate::store::StoreError> {
         let Some(reg) = self
             .store

@@ -322,11 +322,46 @@ pub async fn deliver_message(deliverer: &Deliverer, body: &str) -> Result<Envelo
     Ok(env)
 }
 
+/// [`deliver_message`] for an in-memory queue, whose outbox entry is the webhook's only
+/// durable copy: it goes only once the attempt is made (a crash before re-sends it), and a
+/// copy the sweep queued again while the first still waited (a slow receiver's backlog) is
+/// passed over, whether the first is still in hand (`in_hand`) or done (its entry gone):
+/// one attempt, as part 1 says. `Ok(None)`: a copy, done with.
+async fn deliver_in_memory(
+    deliverer: &Deliverer,
+    body: &str,
+    in_hand: &std::sync::Mutex<std::collections::HashSet<String>>,
+) -> Result<Option<Envelope>, DeliveryError> {
+    let env = serde_json::from_str::<Envelope>(body)?;
+    let claim = |taken: bool| {
+        let mut held = in_hand.lock().unwrap_or_else(|e| e.into_inner());
+        if taken {
+            held.insert(env.id.clone())
+        } else {
+            held.remove(&env.id)
+        }
+    };
+    if !claim(true) {
+        return Ok(None);
+    }
+    let attempt = async {
+        if !deliverer.outbox_holds(&env).await? {
+            return Ok(false);
+        }
+        deliverer.deliver(&env).await?;
+        deliverer.clear_outbox(&env).await;
+        Ok::<_, DeliveryError>(true)
+    }
+    .await;
+    claim(false);
+    Ok(attempt?.then_some(env))
+}
+
 /// The in-process deliverer of the local API: takes messages off the queue as they come and
-/// delivers each concurrently. With an in-memory queue the outbox entry is the webhook's only
-/// durable copy, so it goes only once the attempt is made (a crash before re-sends it).
+/// delivers each concurrently (an in-memory queue's through [`deliver_in_memory`]).
 pub async fn run_worker(queue: std::sync::Arc<dyn crate::queue::Queue>, deliverer: Deliverer) {
     let in_hand = std::sync::Arc::new(tokio::sync::Semaphore::new(256));
+    let ids_in_hand = std::sync::Arc::new(std::sync::Mutex::new(std::collections::HashSet::new()));
     loop {
         let msgs = match queue.receive(10, std::time::Duration::from_secs(20)).await {
             Ok(msgs) => msgs,
@@ -342,11 +377,14 @@ pub async fn run_worker(queue: std::sync::Arc<dyn crate::queue::Queue>, delivere
             let Ok(permit) = in_hand.clone().acquire_owned().await else {
                 return;
             };
-            let (queue, deliverer) = (queue.clone(), deliverer.clone());
+            let (queue, deliverer, ids_in_hand) = (queue.clone(), deliverer.clone(), ids_in_hand.clone());
             tokio::spawn(async move {
                 let _permit = permit;
-                match deliver_message(&deliverer, &m.body).await {
-                    Ok(env) if !queue.durable() => deliverer.clear_outbox(&env).await,
+                let done = match queue.durable() {
+                    true => deliver_message(&deliverer, &m.body).await.map(Some),
+                    false => deliver_in_memory(&deliverer, &m.body, &ids_in_hand).await,
+                };
+                match done {
                     Ok(_) => {}
                     // The in-process queue has no dead-letter queue: log it and let it go.
                     Err(e @ DeliveryError::Unreadable(_)) => tracing::error!(error = %e, "webhook message dropped"),
