@@ -146,14 +146,21 @@ async fn outbox_drains(t: &TestApp) -> bool {
     false
 }
 
+/// A `createParty` webhook for `party` left in the outbox as a crash leaves one (committed,
+/// never handed over), with a listener registered for it.
+async fn left_in_outbox(t: &TestApp, party: &str) -> Listener {
+    let hook = Listener::start(200).await;
+    t.register_webhook("createParty", &[&hook.url]).await;
+    let event = shared::webhooks::Event::new("createParty").field("partyId", party.to_owned());
+    let env = shared::webhooks::Envelope::new(&t.client_id, event, 0);
+    t.store().write(vec![env.outbox_write()]).await.unwrap();
+    hook
+}
+
 both!(
     the_outbox_sweep_resends_entries_a_crash_left_behind,
     |t: TestApp| async move {
-        let mut hook = Listener::start(200).await;
-        t.register_webhook("createParty", &[&hook.url]).await;
-        let event = shared::webhooks::Event::new("createParty").field("partyId", "P1234567".to_owned());
-        let env = shared::webhooks::Envelope::new(&t.client_id, event, 0);
-        t.store().write(vec![env.outbox_write()]).await.unwrap();
+        let mut hook = left_in_outbox(&t, "P1234567").await;
         assert_eq!(t.app.sweep_outbox(std::time::Duration::from_secs(30)).await.unwrap(), 1);
         assert_eq!(hook.next(5).await.expect("re-sent").body, "partyId=P1234567");
         assert!(outbox_drains(&t).await, "cleared once sent");
@@ -164,11 +171,7 @@ both!(
 both!(
     a_copy_the_sweep_queued_again_is_never_sent_twice,
     |t: TestApp| async move {
-        let mut hook = Listener::start(200).await;
-        t.register_webhook("createParty", &[&hook.url]).await;
-        let event = shared::webhooks::Event::new("createParty").field("partyId", "P7654321".to_owned());
-        let env = shared::webhooks::Envelope::new(&t.client_id, event, 0);
-        t.store().write(vec![env.outbox_write()]).await.unwrap();
+        let mut hook = left_in_outbox(&t, "P7654321").await;
         // Two sweeps before the first copy is sent: a backlog's entries are queued again
         // while they still wait (with an in-memory queue, their entries stay until then).
         let age = std::time::Duration::from_secs(30);
