@@ -114,7 +114,7 @@ impl Operand {
                 .ok_or_else(|| format!("'{text}' is not a recognised date")),
             FieldKind::Id => Ok(
                 match parse_decimal(&text).filter(|n| n.is_integer() && !n.is_sign_negative()) {
-                    Some(n) => id_operand(&n.trunc().normalize().to_string()),
+                    Some(n) => id_operand(&n.normalize().to_string()),
                     None => id_operand(&text),
                 },
             ),

@@ -152,14 +152,7 @@ pub fn bank_number(number: &str, key: Option<&str>) -> Result<String, ApiError> 
     let unsealable = |e: String| ApiError::internal_from("bank number not encrypted", std::io::Error::other(e));
     match key {
         Some(k) => crypto::seal(&crypto::parse_key(k).map_err(unsealable)?, number).map_err(unsealable),
-        None => {
-            let keep = number.chars().count().saturating_sub(4);
-            Ok(number
-                .chars()
-                .enumerate()
-                .map(|(i, c)| if i < keep { 'X' } else { c })
-                .collect())
-        }
+        None => Ok(crate::mask::last_four(number)),
     }
 }
 
@@ -333,15 +326,8 @@ async fn deliver_in_memory(
     in_hand: &std::sync::Mutex<std::collections::HashSet<String>>,
 ) -> Result<Option<Envelope>, DeliveryError> {
     let env = serde_json::from_str::<Envelope>(body)?;
-    let claim = |taken: bool| {
-        let mut held = in_hand.lock().unwrap_or_else(|e| e.into_inner());
-        if taken {
-            held.insert(env.id.clone())
-        } else {
-            held.remove(&env.id)
-        }
-    };
-    if !claim(true) {
+    let held = || in_hand.lock().unwrap_or_else(|e| e.into_inner());
+    if !held().insert(env.id.clone()) {
         return Ok(None);
     }
     let attempt = async {
@@ -353,7 +339,7 @@ async fn deliver_in_memory(
         Ok::<_, DeliveryError>(true)
     }
     .await;
-    claim(false);
+    held().remove(&env.id);
     Ok(attempt?.then_some(env))
 }
 
