@@ -609,7 +609,15 @@ impl TestApp {
         }
     }
 
-    /// Registers webhook URLs for a method of the sandbox client.
+    /// The same service, its requests made as a new client with every method and scope: for
+    /// tests that narrow their client, which the sandbox client never is (CONTRACT).
+    pub async fn as_new_client(mut self) -> TestApp {
+        let c = self.new_client(serde_json::json!({"scopes": ["*"]})).await;
+        (self.client_id, self.api_key) = (c.id, c.key);
+        self
+    }
+
+    /// Registers webhook URLs for a method of the test's client.
     pub async fn register_webhook(&self, method: &str, urls: &[&str]) {
         let path = format!("/operator/clients/{}/webhooks/{method}", self.client_id);
         let r = self

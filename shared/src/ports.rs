@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::auth::{load_client, ApiKey, ClientCache, ClientRecord};
+use crate::auth::{load_client, ApiKey, ClientCache, ClientRecord, SANDBOX_KEY_ID};
 use crate::blobs::Blobs;
 use crate::clock::Clock;
 use crate::error::ApiError;
@@ -136,22 +136,17 @@ impl Ports {
         Ok(saved)
     }
 
-    /// Creates or refreshes the local API's sandbox client: every method and scope, and the
-    /// given key as its key `dev` (a restart with another key replaces the old one; keys the
-    /// operator added stay).
+    /// Creates or refreshes the local API's sandbox client: every method and scope, every
+    /// field, no allow-list or parent (CONTRACT; a store written before the operator was
+    /// refused to narrow it gets them back), and the given key as its key `dev` (a restart with
+    /// another key replaces the old one; keys the operator added stay).
     pub async fn ensure_dev_client(&self, id: &str, api_key: &str) -> Result<(), ApiError> {
         let created = self.clock.now().format("%Y-%m-%d %H:%M:%S").to_string();
         let dev_key = ApiKey {
-            key_id: "dev".into(),
+            key_id: SANDBOX_KEY_ID.into(),
             ..ApiKey::of(api_key, created)
         };
         let rec = match load_client(self.store.as_ref(), id).await? {
-            Some(rec) if rec.keys.iter().any(|k| k.key_id == "dev" && k.hash == dev_key.hash) => return Ok(()),
-            Some(mut rec) => {
-                rec.keys.retain(|k| k.key_id != "dev");
-                rec.keys.push(dev_key);
-                rec
-            }
             None => ClientRecord::new(
                 id.to_owned(),
                 None,
@@ -160,6 +155,27 @@ impl Ports {
                 vec!["*".into()],
                 Vec::new(),
             ),
+            Some(mut rec) => {
+                let keyed = rec
+                    .keys
+                    .iter()
+                    .any(|k| k.key_id == SANDBOX_KEY_ID && k.hash == dev_key.hash);
+                if keyed && rec.has_every_right() {
+                    return Ok(());
+                }
+                if !keyed {
+                    rec.keys.retain(|k| k.key_id != SANDBOX_KEY_ID);
+                    rec.keys.push(dev_key);
+                }
+                ClientRecord {
+                    methods: vec!["*".into()],
+                    scopes: vec!["*".into()],
+                    ip_allowlist: Vec::new(),
+                    field_permissions: None,
+                    parent: None,
+                    ..rec
+                }
+            }
         };
         if self.save_client(&rec).await? {
             Ok(())

@@ -118,6 +118,7 @@ both!(
 both!(
     update_account_rejections_are_106_110_and_148_and_change_nothing,
     |t: TestApp| async move {
+        let t = t.as_new_client().await;
         let id = create_account_as(&t, &t.creds(), &[("email", "ann@example.com")]).await;
         let before = snapshot(&t, &id).await;
         let row = full_row(&id, "Dallas");

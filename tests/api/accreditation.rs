@@ -582,6 +582,7 @@ async fn billing_entry(t: &TestApp) -> BillingEntry {
 }
 
 both!(fields_the_key_may_not_set_are_110, |t: TestApp| async move {
+    let t = t.as_new_client().await;
     let mut hook = Listener::start(200).await;
     for m in ["requestAiVerification", "updateAiRequest", "updateAiVerification"] {
         t.register_webhook(m, &[&hook.url]).await;

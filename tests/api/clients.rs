@@ -52,6 +52,37 @@ both!(
     }
 );
 
+both!(
+    the_sandbox_client_keeps_every_right_and_a_restart_restores_them,
+    |t: TestApp| async move {
+        let dev = t.creds();
+        for (method, rest, body) in [
+            (Method::PATCH, "", json!({"methods": ["getLink"]})),
+            (Method::PATCH, "", json!({"scopes": []})),
+            (Method::PATCH, "", json!({"ipAllowlist": ["192.0.2.1"]})),
+            (Method::PUT, "/field-permissions", json!({"fields": ["partyId"]})),
+        ] {
+            let r = t.operator(method, &path(&dev, rest), body.clone()).await;
+            assert_eq!(r.status, 409, "{body}: {:?}", r.json);
+        }
+        let r = t
+            .put("createParty", &[PARTY, &[("occupation", "Pilot")]].concat())
+            .await;
+        assert_eq!(r.code(), "101", "{:?}", r.json);
+
+        // A store narrowed before the refusal existed: the next start restores every right.
+        let mut rec = shared::auth::load_client(t.store(), &dev.id).await.unwrap().unwrap();
+        (rec.methods, rec.field_permissions) = (vec!["getLink".into()], Some(vec!["partyId".into()]));
+        assert!(t.app.ports.save_client(&rec).await.unwrap());
+        assert_eq!(t.put("createParty", PARTY).await.code(), "111");
+        t.app.ensure_dev_client(&dev.id, &dev.key).await.unwrap();
+        let r = t
+            .put("createParty", &[PARTY, &[("occupation", "Pilot")]].concat())
+            .await;
+        assert_eq!(r.code(), "101", "{:?}", r.json);
+    }
+);
+
 both!(keys_are_added_listed_and_deactivated, |t: TestApp| async move {
     let first = t.new_client(json!({})).await;
     let r = t.operator(Method::POST, &path(&first, "/keys"), json!({})).await;

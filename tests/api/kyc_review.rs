@@ -351,6 +351,7 @@ both!(
 );
 
 both!(review_fields_the_key_may_not_set_are_110, |t: TestApp| async move {
+    let t = t.as_new_client().await;
     let mut hook = Listener::start(200).await;
     for m in ["updateKycAmlStatus", "updateKycAmlRequest"] {
         t.register_webhook(m, &[&hook.url]).await;

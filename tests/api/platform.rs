@@ -303,6 +303,7 @@ both!(missing_scope_is_403_1403, |t: TestApp| async move {
 });
 
 both!(field_permission_is_110, |t: TestApp| async move {
+    let t = t.as_new_client().await;
     let path = format!("/operator/clients/{}/field-permissions", t.client_id);
     let r = t.operator(Method::PUT, &path, json!({"fields": ["firstName", "lastName", "dob", "primCountry", "primAddress1", "primCity", "primState", "primZip", "emailAddress"]})).await;
     assert_eq!(r.status, 200);

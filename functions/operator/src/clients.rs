@@ -79,6 +79,18 @@ fn check_allowlist(entries: &[String]) -> Result<(), OpError> {
     Ok(())
 }
 
+/// CONTRACT gives the sandbox client every method, scope and field from anywhere: the
+/// operator narrows other clients only.
+fn unless_sandbox(rec: &ClientRecord) -> Result<(), OpError> {
+    if rec.is_sandbox() {
+        return Err(OpError::Conflict(format!(
+            "{} is the sandbox client: it keeps every method, scope and field, from any address",
+            rec.id
+        )));
+    }
+    Ok(())
+}
+
 fn now(ctx: &OperatorCtx) -> String {
     ctx.ports.clock.now().format("%Y-%m-%d %H:%M:%S").to_string()
 }
@@ -135,6 +147,7 @@ async fn patch(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpErro
     let p: Patch = req.body()?;
     check_allowlist(p.ip_allowlist.as_deref().unwrap_or_default())?;
     let rec = change(&ctx, req.param("clientId"), p, |rec, p| {
+        unless_sandbox(rec)?;
         if let Some(m) = &p.methods {
             rec.methods.clone_from(m);
         }
@@ -285,6 +298,7 @@ async fn field_permissions(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpR
     let Fields { fields } = req.body()?;
     let allowed = (!fields.iter().any(|f| f == "*")).then(|| fields.clone());
     change(&ctx, id, allowed, |rec, allowed| {
+        unless_sandbox(rec)?;
         rec.field_permissions.clone_from(allowed);
         Ok(())
     })

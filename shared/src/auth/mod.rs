@@ -48,6 +48,9 @@ impl ApiKey {
     }
 }
 
+/// The ID of the sandbox client's key (keys the operator adds are `k…`).
+pub const SANDBOX_KEY_ID: &str = "dev";
+
 /// A client platform: its keys (hashed), permissions and allow-list.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClientRecord {
@@ -105,6 +108,21 @@ impl ClientRecord {
     /// The store key of a client record.
     pub fn key(id: &str) -> Key {
         Key::new("CLIENT", id)
+    }
+
+    /// The local API's sandbox client (the one given the `dev` key): CONTRACT gives it every
+    /// method and scope, every field, no allow-list and no parent, so nothing narrows it.
+    pub fn is_sandbox(&self) -> bool {
+        self.keys.iter().any(|k| k.key_id == SANDBOX_KEY_ID)
+    }
+
+    /// Whether it holds CONTRACT's rights of the sandbox client.
+    pub fn has_every_right(&self) -> bool {
+        self.methods == ["*"]
+            && self.scopes == ["*"]
+            && self.ip_allowlist.is_empty()
+            && self.field_permissions.is_none()
+            && self.parent.is_none()
     }
 
     /// The client whose webhook tokens this one shares (its parent, or itself).
