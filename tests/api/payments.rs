@@ -1303,9 +1303,9 @@ both!(
 );
 
 both!(
-    a_funded_trade_cancelled_or_rejected_by_status_is_refunded,
+    a_funded_trade_cancelled_rejected_or_sent_back_by_status_is_refunded,
     |t: TestApp| async move {
-        for status in ["CANCELED", "Rejected"] {
+        for status in ["CANCELED", "Rejected", "CREATED"] {
             let (a, o, id) = funded_setup(&t, "Test ACH Settled").await;
             code(&fund(&t, &a, &o, &id, "50").await, "101");
             assert_eq!(trade_status(&t, &id).await, "FUNDED");
@@ -1325,6 +1325,29 @@ both!(
                 [(json!("debit"), json!("Settled")), (json!("refund"), json!("Pending"))],
                 "{status}"
             );
+            // The refund is the service's to pay: the client cannot void it.
+            let refund = history(&t, &a).await[1]["RefNum"].as_str().unwrap().to_owned();
+            let r = t
+                .post("requestForVoidACH", &[("accountId", &a), ("RefNum", &refund)])
+                .await;
+            code(&r, "224");
+            assert_eq!(history(&t, &a).await[1]["fundStatus"], "Pending");
         }
+        // Sent back to CREATED, the trade holds no money: it may be funded again, and
+        // deleting it refunds nothing more.
+        let (a, o, id) = funded_setup(&t, "Test ACH Settled").await;
+        code(&fund(&t, &a, &o, &id, "50").await, "101");
+        let back = [
+            ("accountId", a.as_str()),
+            ("tradeId", id.as_str()),
+            ("tradeStatus", "CREATED"),
+        ];
+        code(&t.post("updateTradeStatus", &back).await, "101");
+        code(&fund(&t, &a, &o, &id, "50").await, "101");
+        code(&t.post("updateTradeStatus", &back).await, "101");
+        code(&t.post("deleteTrade", &back[..2]).await, "101");
+        let mut kinds: Vec<String> = history(&t, &a).await.iter().map(|m| m["type"].to_string()).collect();
+        kinds.sort();
+        assert_eq!(kinds, [r#""debit""#, r#""debit""#, r#""refund""#, r#""refund""#]);
     }
 );

@@ -304,11 +304,22 @@ async fn still_pending(ctx: &Ctx, ref_num: &str) -> Result<Stored<FundMove>, Api
     Ok(stored)
 }
 
-/// `POST /v3/requestForVoidACH`: `accountId`, `RefNum`. Voids a `Pending` move (`224`
-/// otherwise; `212` for an unknown one); the trade may be funded again. No status webhook.
-/// Answers `investorExternalAccountDetails` = `Status Updated Successfully` (OBSERVED).
+/// `POST /v3/requestForVoidACH`: `accountId`, `RefNum`. Voids a `Pending` debit (`224`
+/// otherwise, a refund included: part 3 lets the client cancel its debits before the batch,
+/// and a refund is the service's to pay; `212` for an unknown one); the trade may be funded
+/// again. No status webhook. Answers `investorExternalAccountDetails` = `Status Updated
+/// Successfully` (OBSERVED).
 pub async fn void(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let first = the_move(&ctx, &p).await?;
+    if first.rec.is_refund() {
+        return Err(ApiError::coded(
+            "224",
+            format!(
+                "ACH fund move {} is a refund: only a pending debit can be voided",
+                first.rec.ref_num
+            ),
+        ));
+    }
     let ref_num = first.rec.ref_num.clone();
     ctx.transact(async move |ctx, _| {
         let client = ctx.client_id();

@@ -68,8 +68,8 @@ fn status_names() -> String {
 /// stored as sent. Moves only along the state table (`190` otherwise); an unknown status
 /// is `106`. The current status again answers `101` and sends no webhook (optional fields
 /// sent are still stored, and so is another spelling of it). Leaving `CREATED` for `CANCELED` or `Rejected` needs no pending
-/// ACH fund move (`150`); leaving `FUNDED` for them refunds settled money as cancelInvestment
-/// does. Answers `tradeDetails` = `[trade record]` with the new
+/// ACH fund move (`150`); leaving `FUNDED` for them or for `CREATED` refunds settled money as
+/// cancelInvestment does. Answers `tradeDetails` = `[trade record]` with the new
 /// `orderStatus`; fires `updateTradeStatus` (part 1's payload) when the status changed. A
 /// move to `CANCELED` or `Rejected` voids the trade's subscription documents still out in
 /// the same transaction (each firing `updateDocuSignStatus` `VOIDED`; the trade's
@@ -113,9 +113,10 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 Voids::default()
             };
             let guarded = moving && current == TradeStatus::Created && !target.holds_shares();
-            // A funded trade cancelled or rejected here gives its money back as
-            // cancelInvestment does: settled money is never left on a closed trade.
-            let money = if moving && current == TradeStatus::Funded && !target.holds_shares() {
+            // A funded trade cancelled, rejected or sent back to CREATED ("funds returned")
+            // gives its money back as cancelInvestment does: settled money is never left on a
+            // trade that is not funded.
+            let money = if moving && current == TradeStatus::Funded && target.is_unfunded() {
                 cancelled_funding(&ctx, &id, &now).await?.0
             } else {
                 Vec::new()

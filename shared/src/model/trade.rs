@@ -118,6 +118,11 @@ impl TradeStatus {
         )
     }
 
+    /// A status that holds no money: leaving `FUNDED` for it returns the settled funds.
+    pub fn is_unfunded(self) -> bool {
+        matches!(self, TradeStatus::Created) || !self.holds_shares()
+    }
+
     /// Whether the trade keeps its offering from closing (`offering::is_closing_trade_status`
     /// is false for it): `CREATED`, `UNWIND PENDING`.
     pub fn is_open(self) -> bool {
