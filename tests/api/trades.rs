@@ -369,6 +369,39 @@ both!(exactly_the_remaining_units_can_be_taken, |t: TestApp| async move {
     assert_eq!(create(&t, &a, &o, "1").await.code(), "106");
 });
 
+both!(
+    amounts_past_the_limit_are_106_and_totals_stay_exact,
+    |t: TestApp| async move {
+        let o = offering(&t, "100").await;
+        let (a, _) = investor(&t).await;
+        let with_fees = |fees: &'static str| {
+            let mut p = trade_params(&a, &o, "1");
+            p.push(("fees", fees));
+            p
+        };
+        let before = offering_snapshot(&t, &o).await;
+        for fees in ["50000000000000000000000000000", "1000000000000000"] {
+            let r = t.post("createTrade", &with_fees(fees)).await;
+            assert_eq!(r.code(), "106", "{fees}: {:?}", r.json);
+        }
+        let r = create(&t, &a, &o, "1000000000001").await;
+        assert_eq!(r.code(), "106", "{:?}", r.json);
+        assert_eq!(offering_snapshot(&t, &o).await, before, "nothing written");
+        // The largest fees, twice: the offering's totals stay exact and readable.
+        for _ in 0..2 {
+            let r = t.post("createTrade", &with_fees("999999999999989")).await;
+            assert_eq!(r.code(), "101", "{:?}", r.json);
+        }
+        let r = t.post("getOffering", &[("offeringId", &o)]).await;
+        assert_eq!(r.code(), "101", "{:?}", r.json);
+        let r = t.get("/v3/offerings?limit=1").await;
+        assert_eq!(r.code(), "101", "{:?}", r.json);
+        let r = t.post("getOfferingDetails", &[("offeringId", &o)]).await;
+        assert_eq!(r.code(), "101", "{:?}", r.json);
+        assert!(r.json.to_string().contains("1999999999999998.000000"), "{:?}", r.json);
+    }
+);
+
 // ---------------------------------------------------------------- reads
 
 const TRADE_RECORD: &[&str] = &[

@@ -238,9 +238,12 @@ pub fn normalize_transaction_type(raw: &str) -> String {
         .to_uppercase()
 }
 
-/// `unitPrice` × `units` + `fees`; `None` when it overflows.
+/// `unitPrice` × `units` + `fees`; `None` when it reaches the service's amount limit.
 pub fn total_amount(unit_price: Decimal, units: i64, fees: Decimal) -> Option<Decimal> {
-    unit_price.checked_mul(Decimal::from(units))?.checked_add(fees)
+    unit_price
+        .checked_mul(Decimal::from(units))?
+        .checked_add(fees)
+        .filter(|total| *total < super::validate::amount_limit())
 }
 
 /// A decimal as a JSON number (editTradeUnits' `sharePrice`), digit for digit: serde_json

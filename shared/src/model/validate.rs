@@ -62,8 +62,19 @@ pub fn account_state(v: &str) -> Result<String, ApiError> {
     }
 }
 
+/// The largest amount the service takes or computes, exclusive: a quadrillion. Amounts keep
+/// six decimals (22 digits), and an offering's running totals of many such amounts stay
+/// exact in a decimal and within DynamoDB's 38 digits.
+pub fn amount_limit() -> rust_decimal::Decimal {
+    rust_decimal::Decimal::from(1_000_000_000_000_000i64)
+}
+
+/// The most units one request may name: a trillion (as the ATS's shares).
+pub const MAX_UNITS: i64 = 1_000_000_000_000;
+
 /// An amount parameter (offering amounts): a non-negative decimal in plain notation
-/// (`1000`, `1000.5`, `.25`), at most six decimal places; anything else `106`.
+/// (`1000`, `1000.5`, `.25`), at most six decimal places, below [`amount_limit`]; anything
+/// else `106`.
 pub fn amount(name: &str, v: &str) -> Result<rust_decimal::Decimal, ApiError> {
     let t = v.trim();
     let (int, frac) = t.split_once('.').unwrap_or((t, ""));
@@ -76,16 +87,21 @@ pub fn amount(name: &str, v: &str) -> Result<rust_decimal::Decimal, ApiError> {
         ));
     }
     t.parse::<rust_decimal::Decimal>()
-        .map_err(|_| ApiError::invalid(name, "is out of range"))
+        .ok()
+        .filter(|d| *d < amount_limit())
+        .ok_or_else(|| ApiError::invalid(name, "is out of range (below 1000000000000000)"))
 }
 
-/// A count of units: a non-negative integer; anything else `106`.
+/// A count of units: a non-negative integer of at most [`MAX_UNITS`]; anything else `106`.
 pub fn units(name: &str, v: &str) -> Result<i64, ApiError> {
     let t = v.trim();
     if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
         return Err(ApiError::invalid(name, "must be a whole number of units"));
     }
-    t.parse().map_err(|_| ApiError::invalid(name, "is out of range"))
+    t.parse()
+        .ok()
+        .filter(|n| *n <= MAX_UNITS)
+        .ok_or_else(|| ApiError::invalid(name, "is out of range (at most 1000000000000)"))
 }
 
 #[cfg(test)]
@@ -114,11 +130,14 @@ mod tests {
             "abc",
             "1.2.3",
             "99999999999999999999999999999999",
+            "1000000000000000",
         ] {
             assert!(amount("a", v).is_err(), "{v}");
         }
+        assert!(amount("a", "999999999999999.999999").is_ok());
         assert_eq!(units("u", "12").unwrap(), 12);
-        for v in ["", "1.5", "-2", "x"] {
+        assert_eq!(units("u", "1000000000000").unwrap(), MAX_UNITS);
+        for v in ["", "1.5", "-2", "x", "1000000000001"] {
             assert!(units("u", v).is_err(), "{v}");
         }
     }

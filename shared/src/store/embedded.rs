@@ -234,7 +234,13 @@ fn commit_batch(db: &Database, batch: &[Job]) -> Result<Vec<JobResult>, StoreErr
         ];
         let mut results = Vec::with_capacity(batch.len());
         for job in batch {
-            match plan_job(&job.writes, |k| read_item(&items, k)) {
+            // Planning only reads: a panic in it (a bug) fails its job, not the committer,
+            // which every writer of the process shares.
+            let planned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                plan_job(&job.writes, |k| read_item(&items, k))
+            }))
+            .unwrap_or_else(|_| Err(backend("planning the write panicked")));
+            match planned {
                 Ok((planned, last)) => {
                     for change in planned {
                         apply_change(&mut items, &mut gsi, change)?;
@@ -588,6 +594,27 @@ mod tests {
                 None => return out,
             }
         }
+    }
+
+    #[tokio::test]
+    async fn an_overflowing_add_fails_its_write_and_the_store_goes_on() {
+        use rust_decimal::Decimal;
+        let path = temp();
+        let store = EmbeddedStore::open(&path).unwrap();
+        let add = |n: Decimal| Write::Update {
+            key: Key::new("c#counter", "total"),
+            ops: vec![Update::Add("n".into(), n)],
+            cond: None,
+        };
+        store.write(vec![add(Decimal::MAX)]).await.unwrap();
+        assert!(matches!(
+            store.write(vec![add(Decimal::MAX)]).await,
+            Err(StoreError::Backend(_))
+        ));
+        fill(&store, 1).await;
+        let counter = store.get(&Key::new("c#counter", "total")).await.unwrap().unwrap();
+        assert_eq!(counter.get("n"), Some(&Val::N(Decimal::MAX)));
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
     }
 
     #[tokio::test]

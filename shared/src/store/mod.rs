@@ -396,7 +396,10 @@ pub fn apply_updates(item: &mut Item, ops: &[Update]) -> Result<(), StoreError> 
                     Some(Val::N(cur)) => *cur,
                     Some(_) => return Err(StoreError::Backend(format!("ADD to non-number attribute {a}"))),
                 };
-                item.insert(a.clone(), Val::N(cur + n));
+                let sum = cur
+                    .checked_add(*n)
+                    .ok_or_else(|| StoreError::Backend(format!("ADD overflows attribute {a}")))?;
+                item.insert(a.clone(), Val::N(sum));
             }
             Update::Remove(a) => {
                 item.remove(a);
