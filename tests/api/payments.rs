@@ -1303,6 +1303,60 @@ both!(
 );
 
 both!(
+    read_webhooks_never_carry_a_bank_number_in_clear,
+    |t: TestApp| async move {
+        use base64::Engine as _;
+        let (a, o, first) = funded_setup(&t, "Main").await;
+        let second = {
+            let r = t
+                .post(
+                    "createTrade",
+                    &[
+                        ("accountId", &a),
+                        ("offeringId", &o),
+                        ("transactionType", "ACH"),
+                        ("transactionUnits", "5"),
+                    ],
+                )
+                .await;
+            code(&r, "101");
+            r.inserted("purchaseDetails")["tradeId"].as_str().unwrap().to_owned()
+        };
+        for id in [&first, &second] {
+            code(&fund(&t, &a, &o, id, "50").await, "101");
+        }
+        let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+        let clear = [
+            "000123456789".to_owned(),
+            ROUTING.to_owned(),
+            b64("000123456789"),
+            b64(ROUTING),
+        ];
+        // Lists of two records (a form field of JSON text) and the external account itself.
+        let account = [("accountId", a.as_str())];
+        let reads: [(&str, &[(&str, &str)]); 3] = [
+            ("getAchPendingId", &account),
+            ("getExternalFundMoveHistory", &account),
+            ("getExternalAccount", &[("accountId", &a), ("types", "Account")]),
+        ];
+        for (method, params) in reads {
+            let mut l = hook(&t, method).await;
+            code(&t.post(method, params).await, "101");
+            let sent = l.next(5).await.expect(method).pairs();
+            let body: String = sent.iter().map(|(k, v)| format!("{k}={v}&")).collect();
+            for number in &clear {
+                assert!(!body.contains(number), "{method}: {number} in {body}");
+            }
+            assert!(
+                body.contains("XXXXXXXX6789") && body.contains("XXXXX0021"),
+                "{method}: {body}"
+            );
+            t.register_webhook(method, &[]).await;
+        }
+    }
+);
+
+both!(
     a_funded_trade_cancelled_rejected_or_sent_back_by_status_is_refunded,
     |t: TestApp| async move {
         for status in ["CANCELED", "Rejected", "CREATED"] {

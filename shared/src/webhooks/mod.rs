@@ -138,6 +138,7 @@ const BANK_NUMBERS: &[(&str, bool)] = &[
     ("routingNumber", false),
     ("AccountNumber", true),
     ("RoutingNumber", true),
+    ("AccountRoutingNumber", true),
     ("CustodianAccountNumber", true),
     ("Accountnumber", true),
     ("Routingnumber", true),
@@ -157,32 +158,55 @@ pub fn bank_number(number: &str, key: Option<&str>) -> Result<String, ApiError> 
 }
 
 /// The webhook of a response record ([`record_event`]) with its bank numbers as
-/// [`bank_number`] shows them: a response may show them, a webhook never does.
+/// [`bank_number`] shows them, at any depth (a list's records, nested objects): a response
+/// may show them, a webhook never does.
 pub fn masked_record_event(
     method: &str,
     mut record: serde_json::Map<String, serde_json::Value>,
     key: Option<&str>,
 ) -> Result<Event, ApiError> {
-    use base64::Engine;
-    for (name, encoded) in BANK_NUMBERS {
-        let Some(serde_json::Value::String(shown)) = record.get_mut(*name) else {
-            continue;
-        };
-        let clear = match encoded {
-            false => shown.clone(),
-            true => base64::engine::general_purpose::STANDARD
-                .decode(shown.as_bytes())
-                .ok()
-                .and_then(|b| String::from_utf8(b).ok())
-                .unwrap_or_default(),
-        };
-        *shown = if clear.is_empty() {
-            String::new()
-        } else {
-            bank_number(&clear, key)?
-        };
-    }
+    mask_bank_numbers(&mut record, key)?;
     Ok(record_event(method, &record))
+}
+
+fn mask_bank_numbers(
+    record: &mut serde_json::Map<String, serde_json::Value>,
+    key: Option<&str>,
+) -> Result<(), ApiError> {
+    use base64::Engine;
+    use serde_json::Value;
+    for (name, value) in record.iter_mut() {
+        match value {
+            Value::String(shown) => {
+                let Some((_, encoded)) = BANK_NUMBERS.iter().find(|(n, _)| n == name) else {
+                    continue;
+                };
+                let clear = match encoded {
+                    false => shown.clone(),
+                    true => base64::engine::general_purpose::STANDARD
+                        .decode(shown.as_bytes())
+                        .ok()
+                        .and_then(|b| String::from_utf8(b).ok())
+                        .unwrap_or_default(),
+                };
+                *shown = if clear.is_empty() {
+                    String::new()
+                } else {
+                    bank_number(&clear, key)?
+                };
+            }
+            nested => mask_nested(nested, key)?,
+        }
+    }
+    Ok(())
+}
+
+fn mask_nested(value: &mut serde_json::Value, key: Option<&str>) -> Result<(), ApiError> {
+    match value {
+        serde_json::Value::Object(inner) => mask_bank_numbers(inner, key),
+        serde_json::Value::Array(items) => items.iter_mut().try_for_each(|item| mask_nested(item, key)),
+        _ => Ok(()),
+    }
 }
 
 /// Whether part 1 (or CONTRACT, for the ATS) describes when `method` fires.
