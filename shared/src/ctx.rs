@@ -124,11 +124,16 @@ impl Ctx {
                 .find(|names| names.contains(&name))
                 .copied()
                 .unwrap_or_default();
-            if !self.client.may_set(name) && !aliases.iter().any(|n| self.client.may_set(n)) {
+            if !self.client.may_set(name) && !self.may_set_any(aliases) {
                 return Err(ApiError::FieldPermission(name.to_owned()));
             }
         }
         Ok(())
+    }
+
+    /// Whether the key may set the field named `names` (under any of its names).
+    pub fn may_set_any(&self, names: &[&str]) -> bool {
+        names.iter().any(|n| self.client.may_set(n))
     }
 
     /// `110` naming the first field sent (under any of its names) that the key may set under
@@ -140,7 +145,7 @@ impl Ctx {
     ) -> Result<(), ApiError> {
         for names in fields {
             let sent = names.iter().find(|n| params.value(n).is_some());
-            if let Some(sent) = sent.filter(|_| !names.iter().any(|n| self.client.may_set(n))) {
+            if let Some(sent) = sent.filter(|_| !self.may_set_any(names)) {
                 return Err(ApiError::FieldPermission((*sent).to_owned()));
             }
         }

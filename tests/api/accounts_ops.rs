@@ -82,8 +82,16 @@ both!(
         );
         assert_eq!(
             (d["email"].as_str(), d["tags"].as_str(), d["kycStatus"].as_str()),
-            (Some(""), Some(""), Some("")),
-            "optional fields not sent are cleared (full-row rewrite)"
+            (Some(""), Some(""), Some("Pending")),
+            "optional fields not sent are cleared (full-row rewrite), the reviews' results kept"
+        );
+        let mut cleared = row.clone();
+        cleared.push(("KYCstatus", String::new()));
+        ok(&update(&t, &cleared).await);
+        assert_eq!(
+            snapshot(&t, &id).await["account"]["kycStatus"],
+            "",
+            "a result sent empty"
         );
         assert_eq!(d["syndicate"], "", "no key enables syndicate yet");
         let after = snapshot(&t, &id).await["account"].clone();
@@ -152,6 +160,8 @@ both!(
         assert_eq!(r.code(), "110", "{:?}", r.json);
         assert_eq!(snapshot(&t, &id).await, before, "rejected updates change nothing");
         ok(&update(&t, &row).await);
+        // Clearing a field is setting it: the fields the key may not set keep their values.
+        assert_eq!(snapshot(&t, &id).await["account"]["email"], "ann@example.com");
         // A permission under a field's name covers its aliases (accountName, address1, ...).
         let aliased: Vec<(&str, String)> = row
             .iter()

@@ -69,6 +69,15 @@ const FIELD_PERMISSIONS: &[&[&str]] = &[
 
 /// The row createAccount and updateAccount write from their parameters: every field a
 /// client sets (the required ones `106` when missing or blank); the rest stay default.
+/// The results of the service's own reviews (KYC/AML, accreditation): an update that leaves
+/// them out keeps them, since a client could not restore a verification it wiped.
+const REVIEW_RESULTS: &[&[&str]] = &[
+    &["KYCstatus", "kycStatus"],
+    &["AMLstatus", "amlStatus"],
+    &["AMLdate", "amlDate"],
+    &["AccreditedStatus", "accreditedStatus"],
+];
+
 fn row_from_params(p: &Params) -> Result<Account, ApiError> {
     let mut req = Vec::with_capacity(REQUIRED.len());
     for names in REQUIRED {
@@ -332,6 +341,15 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_aliased_fields(&p, FIELD_PERMISSIONS)?;
     let id = p.req(&["accountId"])?;
     let row = row_from_params(&p)?;
+    // The row is rewritten whole (part 1, Retry 4), but never past the key's permissions
+    // (clearing a field is setting it), and the reviews' results stay unless sent.
+    let mut kept: Vec<String> = Vec::new();
+    for names in FIELD_PERMISSIONS {
+        let sent = names.iter().any(|n| p.value(n).is_some());
+        if !ctx.may_set_any(names) || (REVIEW_RESULTS.contains(names) && !sent) {
+            kept.extend(names.iter().map(|n| (*n).to_owned()));
+        }
+    }
     let (now, ip) = (ctx.now(), ctx.ip.to_string());
     let after = change_account(&ctx, id, false, move |before| {
         let after = Account {
@@ -346,7 +364,8 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             updated_ip: ip.clone(),
             updated: now.clone(),
             ..row.clone()
-        };
+        }
+        .keeping(before, &kept);
         let event = view_event("updateAccount", &after.updated_event());
         Some((after, vec![event]))
     })

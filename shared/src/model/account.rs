@@ -70,6 +70,24 @@ pub struct Account {
 
 crate::records::record!(Account, "ACCOUNT", id);
 
+impl Account {
+    /// This row with the fields stored under any of `names` (the record's names; others are
+    /// passed over) taken from `before`.
+    pub fn keeping(self, before: &Account, names: &[String]) -> Account {
+        let (Ok(Value::Object(mut row)), Ok(Value::Object(old))) =
+            (serde_json::to_value(&self), serde_json::to_value(before))
+        else {
+            return self;
+        };
+        for name in names {
+            if let Some(v) = old.get(name) {
+                row.insert(name.clone(), v.clone());
+            }
+        }
+        serde_json::from_value(Value::Object(row)).unwrap_or(self)
+    }
+}
+
 /// Fields `account.read.pii_medium` / `pii_low` see in clear (CONTRACT: the base fields).
 const ACCOUNT_BASE: &[&str] = &[
     "accountId",
