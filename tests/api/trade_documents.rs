@@ -881,6 +881,24 @@ both!(
     }
 );
 
+both!(
+    documents_signed_at_once_leave_the_trade_signed,
+    |t: TestApp| async move {
+        for round in 0..4 {
+            let (o, a, _, id, _) = subscription_setup(&t, 2).await;
+            let r = t
+                .post("sendSubscriptionDocument", &subscription_params(&o, &a, &id))
+                .await;
+            code(&r, "101");
+            let docs = r.json["document_details"].as_array().unwrap().clone();
+            let (k0, k1) = (s(&docs[0]["documentKey"]), s(&docs[1]["documentKey"]));
+            tokio::join!(act(&t, &k0, "sign"), act(&t, &k1, "sign"));
+            let tr = get_trade(&t, &a, &id).await;
+            assert_eq!(tr["esignStatus"], "SIGNED", "round {round}");
+        }
+    }
+);
+
 both!(declines_voids_and_resends, |t: TestApp| async move {
     let mut resent_hook = hook(&t, "resendSubscriptionDocuments").await;
     let mut status_hook = hook(&t, "updateDocuSignStatus").await;

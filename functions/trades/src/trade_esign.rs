@@ -233,13 +233,27 @@ pub async fn subscription_effects(ctx: Ctx, after: Envelope) -> Result<(Vec<Writ
                     d.rec.status
                 }
             });
-            if let Some(sum) = aggregate(statuses) {
-                if stored.rec.esign_status != sum.as_str() {
-                    let mut t = stored.rec.clone();
-                    t.esign_status = sum.as_str().to_owned();
-                    t.stamps.updated.clone_from(&after.updated);
-                    writes.extend(trade::replace(client, &stored, &t)?);
-                }
+            let sum = aggregate(statuses).filter(|sum| stored.rec.esign_status != sum.as_str());
+            if let Some(sum) = sum {
+                let mut t = stored.rec.clone();
+                t.esign_status = sum.as_str().to_owned();
+                t.stamps.updated.clone_from(&after.updated);
+                writes.extend(trade::replace(client, &stored, &t)?);
+            } else {
+                writes.push(records::unchanged(client, &stored));
+            }
+            // The sum read the other documents: a concurrent change of one (the last two
+            // signed at once) retries this, so the trade's status is never left behind.
+            for d in docs
+                .iter()
+                .enumerate()
+                .filter(|(i, d)| *i != pos && d.rec.current)
+                .map(|(_, d)| d)
+            {
+                writes.push(Write::Check {
+                    key: sign_doc_key(client, trade_id, &d.rec.document_key),
+                    cond: Cond::Cmp("v".into(), CmpOp::Eq, Val::from(d.version)),
+                });
             }
         }
     }
