@@ -1303,6 +1303,48 @@ both!(
 );
 
 both!(
+    a_trade_paying_by_ach_cannot_be_edited_until_the_move_ends,
+    |t: TestApp| async move {
+        let (a, o, id) = funded_setup(&t, "Main").await;
+        let r = fund(&t, &a, &o, &id, "50").await;
+        code(&r, "101");
+        let ref_num = r.json["TradeFinancialDetails"][0]["RefNum"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let edit = [
+            ("accountId", a.as_str()),
+            ("offeringId", &o),
+            ("tradeId", &id),
+            ("shares", "1"),
+        ];
+        let units = [
+            ("accountId", a.as_str()),
+            ("tradeId", &id),
+            ("unitPrice", "10"),
+            ("totalShares", "1"),
+        ];
+        for batch in [1, 0] {
+            code(&t.put("editTrade", &edit).await, "150");
+            code(&t.post("editTradeUnits", &units).await, "150");
+            // Pending, then submitted: in flight both times.
+            assert_eq!(run_ach(&t).await, batch);
+        }
+        // Returned by the bank, the trade is free again.
+        let bank = format!(
+            "/operator/clients/{}/accounts/{a}/fund-moves/{ref_num}/status",
+            t.client_id
+        );
+        let r = t
+            .operator(Method::POST, &bank, json!({"status": "Returned", "error": "R01"}))
+            .await;
+        assert_eq!(r.status, 200, "{:?}", r.json);
+        code(&t.put("editTrade", &edit).await, "101");
+        code(&t.post("editTradeUnits", &units).await, "101");
+    }
+);
+
+both!(
     read_webhooks_never_carry_a_bank_number_in_clear,
     |t: TestApp| async move {
         use base64::Engine as _;

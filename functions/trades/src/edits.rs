@@ -153,8 +153,9 @@ fn stamp(ctx: &Ctx, t: &mut Trade) {
 }
 
 /// `PUT /v3/editTrade`: `accountId`, `offeringId`, `tradeId`, `shares` required; `closeId`
-/// optional. A `CREATED` or `FUNDED` trade (`190` otherwise) gets `shares` units; the status
-/// does not change. Its amount follows (unit price × shares + fees); the offering's
+/// optional. A `CREATED` or `FUNDED` trade (`190` otherwise; a `CREATED` one with an ACH
+/// fund move in flight `150`, as its amount was paid) gets `shares` units; the status does
+/// not change. Its amount follows (unit price × shares + fees); the offering's
 /// remaining shares move by the difference in the same transaction (more units need the
 /// offering to accept investments and to have them: `106`). Answers `TradeFinancialDetails`
 /// = `{tradeId, shares, sharePrice (the shares' value, a number), totalShares and
@@ -201,7 +202,8 @@ pub async fn edit(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             };
             let event = view_event("editTrade", &view);
             let writes = trade::replace(client, &stored, &after)?;
-            Ok(Plan::new(writes, (after, o.total_shares, remaining)).event(event))
+            let plan = Plan::new(writes, (after, o.total_shares, remaining)).event(event);
+            Ok(guard_ach(plan, client, &id, status == TradeStatus::Created))
         })
         .await?;
     Ok(Reply::ok().with("TradeFinancialDetails", EditView::new(&after, total, remaining)))
@@ -216,7 +218,8 @@ async fn offering_of(ctx: &Ctx, t: &Trade) -> Result<Offering, ApiError> {
 }
 
 /// `POST /v3/editTradeUnits`: `accountId`, `tradeId`, `unitPrice` (above zero), `totalShares`
-/// required. Only in `CREATED` (`190` otherwise): the trade's unit price and units change
+/// required. Only in `CREATED` (`190` otherwise) with no ACH fund move in flight (`150`):
+/// the trade's unit price and units change
 /// (the status does not), its amount follows, and the offering's remaining shares move by
 /// the difference in the same transaction (`106` as editTrade). Answers
 /// `TradeFinancialDetails` = `{tradeId, sharePrice (unitPrice × totalShares, a number),
@@ -255,7 +258,7 @@ pub async fn edit_units(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             };
             let event = view_event("editTradeUnits", &view);
             let writes = trade::replace(ctx.client_id(), &stored, &after)?;
-            Ok(Plan::new(writes, after).event(event))
+            Ok(guard_ach(Plan::new(writes, after), ctx.client_id(), &id, true).event(event))
         })
         .await?;
     Ok(Reply::ok().with("TradeFinancialDetails", EditUnitsView::new(&after)))
