@@ -464,6 +464,31 @@ both!(
 );
 
 both!(
+    the_fills_of_one_sweep_page_by_execution_time_without_a_gap,
+    |t: TestApp| async move {
+        let m = market(&t).await;
+        let (seller, buyer) = (create_account(&t).await, create_account(&t).await);
+        for price in ["5", "5", "4.9"] {
+            order(&t, &m, &seller, "Sell", "10", price).await;
+        }
+        order(&t, &m, &buyer, "Buy", "25", "5.1").await;
+        t.settle().await;
+        let mut seen = Vec::new();
+        let mut q = "limit=2&sort=executionTime:asc".to_owned();
+        loop {
+            let page = list(&t, "trades", &q).await["ppex_trades"].as_array().unwrap().clone();
+            seen.extend(page.iter().map(|x| x["executionTime"].as_str().unwrap().to_owned()));
+            if page.len() < 2 {
+                break;
+            }
+            let filter = format!(r#"{{"executionTime":{{"gt":"{}"}}}}"#, seen.last().unwrap());
+            q = format!("limit=2&sort=executionTime:asc&filter={}", urlencode(&filter));
+        }
+        assert_eq!(seen.len(), 3, "every fill once: {seen:?}");
+    }
+);
+
+both!(
     order_and_trade_lists_page_by_execution_time_with_a_keyset_and_need_ats_read,
     |t: TestApp| async move {
         let m = market(&t).await;

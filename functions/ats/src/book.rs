@@ -219,11 +219,13 @@ async fn commit_fills(
     now: DateTime<Utc>,
 ) -> Result<Round, ApiError> {
     let client = ctx.client_id();
-    for f in fills {
+    for (i, f) in (0i64..).zip(fills) {
         let (Some(bid), Some(ask)) = (known.get(&f.bid.to_string()), known.get(&f.ask.to_string())) else {
             return Err(ApiError::internal("a fill of an order the worker did not read"));
         };
-        let at = execution_time(now);
+        // One microsecond apart: part 1's keyset page takes the last `executionTime` as an
+        // exclusive bound, so the fills of one sweep must not share it.
+        let at = execution_time(now + chrono::Duration::microseconds(i));
         let stamp = shared::clock::timestamp(now);
         let trade = MatchedTrade {
             match_id: ctx.next_id(MATCH).await?,
