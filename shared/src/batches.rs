@@ -125,9 +125,14 @@ macro_rules! batch_process {
 }
 
 /// The local API's schedules (`IPS_SCHEDULES=on`): once a minute, each batch runs once for
-/// each of its hours that has come on a business day in its zone.
+/// each of its hours that has come on a business day in its zone. What ran is kept in the
+/// store, so a restart neither runs a batch again (a debit made after the day's 6 PM run keeps
+/// its void window) nor skips a run it missed while down.
 pub async fn run_schedules(ports: Arc<Ports>, batches: Vec<Batch>) {
-    let mut last_run: Vec<(Option<chrono::NaiveDate>, usize)> = vec![(None, 0); batches.len()];
+    let mut last_run = Vec::with_capacity(batches.len());
+    for batch in &batches {
+        last_run.push(last_run_of(ports.store.as_ref(), batch.name).await);
+    }
     let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
     loop {
         tick.tick().await;
@@ -144,6 +149,101 @@ pub async fn run_schedules(ports: Arc<Ports>, batches: Vec<Batch>) {
                 Ok(n) => tracing::info!(batch = batch.name, processed = n, "scheduled batch ran"),
                 Err(e) => tracing::error!(batch = batch.name, error = %e, "scheduled batch failed"),
             }
+            if let Err(e) = ports.store.write(vec![last_run_write(batch.name, today, due)]).await {
+                tracing::error!(batch = batch.name, error = %e, "the scheduled run was not recorded");
+            }
         }
+    }
+}
+
+fn last_run_key(batch: &str) -> crate::store::Key {
+    crate::store::Key::new("SCHEDULE", batch)
+}
+
+/// A batch's last scheduled run: the day (in its zone) and how many of that day's hours ran.
+async fn last_run_of(store: &dyn crate::store::Store, batch: &str) -> (Option<chrono::NaiveDate>, usize) {
+    use crate::store::Val;
+    let item = match store.get(&last_run_key(batch)).await {
+        Ok(item) => item,
+        Err(e) => {
+            tracing::error!(batch, error = %e, "the last scheduled run could not be read");
+            None
+        }
+    };
+    let text = |name: &str| {
+        item.as_ref()
+            .and_then(|i| i.get(name))
+            .and_then(Val::as_str)
+            .map(str::to_owned)
+    };
+    let day = text("day").and_then(|d| chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
+    let runs = text("runs").and_then(|n| n.parse().ok()).unwrap_or(0);
+    (day, runs)
+}
+
+fn last_run_write(batch: &str, day: chrono::NaiveDate, runs: usize) -> crate::store::Write {
+    use crate::store::Val;
+    let mut item = last_run_key(batch).item();
+    item.insert("day".into(), Val::S(day.format("%Y-%m-%d").to_string()));
+    item.insert("runs".into(), Val::S(runs.to_string()));
+    crate::store::Write::Put { item, cond: None }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    static LISTED: AtomicUsize = AtomicUsize::new(0);
+
+    fn counted(_: Arc<Ports>) -> DueFuture {
+        LISTED.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async { Ok(Vec::new()) })
+    }
+
+    fn nothing(_: Ctx, _: String) -> ProcessFuture {
+        Box::pin(async { Ok(false) })
+    }
+
+    /// The schedules of a process started at the clock's time, stopped once its pass is
+    /// recorded (or after a second).
+    async fn start(ports: &Arc<Ports>, batch: Batch) {
+        let run = tokio::spawn(run_schedules(ports.clone(), vec![batch]));
+        for _ in 0..50 {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            if last_run_of(ports.store.as_ref(), batch.name).await.0.is_some() {
+                break;
+            }
+        }
+        run.abort();
+    }
+
+    #[tokio::test]
+    async fn a_restart_runs_no_batch_again_and_catches_up_a_missed_one() {
+        let clock = Arc::new(crate::clock::SettableClock::system());
+        let app = crate::App::new(
+            Arc::new(crate::store::embedded::EmbeddedStore::in_memory()),
+            Arc::new(crate::queue::embedded::EmbeddedQueue::default()),
+            clock.clone(),
+            crate::Environment::Sandbox,
+            crate::Routes::new(),
+        );
+        let ports = app.ports.clone();
+        let batch = Batch {
+            name: "test",
+            zone: chrono_tz::America::New_York,
+            hours: &[18],
+            due: counted,
+            process: nothing,
+        };
+        // Tuesday 1 December 2026, 19:00 Eastern: the 18:00 run was missed, so it runs.
+        clock.set("2026-12-02T00:00:00Z".parse().unwrap());
+        start(&ports, batch).await;
+        assert_eq!(LISTED.load(Ordering::SeqCst), 1);
+        // A minute later, restarted: it ran today already.
+        clock.set("2026-12-02T00:01:00Z".parse().unwrap());
+        start(&ports, batch).await;
+        assert_eq!(LISTED.load(Ordering::SeqCst), 1, "not again after a restart");
     }
 }
