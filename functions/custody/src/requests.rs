@@ -115,6 +115,8 @@ async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let notes = p.opt(&["notes"])?;
     let ip = p.opt(&["updatedIpAddress"])?.filter(|v| !v.trim().is_empty());
     let account = named(&ctx, &raw_id).await?.rec.account_id;
+    // Part 3: `148` for an account missing or inactive.
+    records::active_account(&ctx, &account).await?;
     let after = ctx
         .transact(async move |ctx, _| {
             let stored = rec::request_of_account(ctx.store(), ctx.client_id(), &account)
@@ -132,12 +134,9 @@ async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             let ip = ip.clone().unwrap_or_else(|| ctx.ip.to_string());
             let after = stored.rec.moved(status, notes.as_deref(), Some(&ip), &ctx.now());
             let write = rec::request_put(ctx.client_id(), &after, Some(stored.version))?;
-            // Webhooks are for status changes: the current status set again fires none.
-            let events = if after.status == stored.rec.status {
-                Vec::new()
-            } else {
-                status_events(&after)
-            };
+            // Every successful call fires (part 1; part 3's table: Pending from any status,
+            // with its webhook), the current status set again included.
+            let events = status_events(&after);
             Ok(Plan::new(vec![write], after).events(events))
         })
         .await?;
@@ -187,6 +186,9 @@ async fn review(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpEr
                     stored.rec.status.name()
                 )));
             }
+            if !account_active(&ctx, &account).await? {
+                return Err(ApiError::conflict(format!("account {account} is deleted or archived")));
+            }
             let after = stored.rec.moved(status, body.notes.as_deref(), None, &ctx.now());
             let write = rec::request_put(ctx.client_id(), &after, Some(stored.version))?;
             let events = status_events(&after);
@@ -194,6 +196,15 @@ async fn review(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpEr
         })
         .await?;
     Ok(OpReply::for_client(after.view(), ctx.client_id()))
+}
+
+/// Whether the account exists, undeleted and unarchived (what `148` refuses).
+async fn account_active(ctx: &Ctx, account: &str) -> Result<bool, ApiError> {
+    match records::active_account(ctx, account).await {
+        Ok(_) => Ok(true),
+        Err(e) if e.code() == "148" => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 /// The daily processing: 08:00 America/Denver on business days (statuses final by 10:00).
@@ -222,7 +233,8 @@ async fn process(ctx: Ctx, account: String) -> Result<bool, ApiError> {
         let Some(stored) = rec::request_of_account(store, client, &account).await? else {
             return Ok(Plan::answer(false));
         };
-        if !stored.rec.status.awaits_review() {
+        // A deleted or archived account gets no custody account (part 3: "account active").
+        if !stored.rec.status.awaits_review() || !account_active(&ctx, &account).await? {
             return Ok(Plan::answer(false));
         }
         let kyc_approved = match link::primary_party(store, client, &account).await? {
