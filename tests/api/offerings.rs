@@ -1030,6 +1030,11 @@ both!(
             "106",
             "only closed offerings reopen"
         );
+        // Closed after its cancellation, it still does not come back.
+        assert_eq!(t.post("closeOffering", &[("offeringId", &id)]).await.code(), "101");
+        let r = t.post("reopenOffering", &[("offeringId", &id)]).await;
+        assert_eq!(r.code(), "106", "{:?}", r.json);
+        assert_eq!(status_of(&t, &id).await, "closed");
     }
 );
 

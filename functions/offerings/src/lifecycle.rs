@@ -113,6 +113,14 @@ pub async fn reopen(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 format!("only a closed offering can be reopened (this one is {})", s.rec.status),
             ));
         }
+        // A cancelled offering's investors are being refunded (part 2): closing it does not
+        // make it reopenable.
+        if s.rec.status_before_close == status::CANCELLED {
+            return Err(ApiError::invalid(
+                "offeringId",
+                "the offering was cancelled before it closed: a cancelled offering is not reopened",
+            ));
+        }
         let mut o = s.rec.clone();
         let before = o.status_before_close.as_str();
         o.status = if [status::PENDING, status::APPROVED, status::DENIED].contains(&before) {
