@@ -306,14 +306,23 @@ impl From<ApiError> for ChangeError {
     }
 }
 
-impl From<ChangeError> for ApiError {
-    /// For client operations: `106` (the key names no envelope, or the move is not allowed).
-    fn from(e: ChangeError) -> Self {
-        match e {
-            ChangeError::UnknownEnvelope(_) => ApiError::invalid("documentKey", e.to_string()),
-            ChangeError::NotAllowed { .. } => ApiError::invalid("documentKey", e.to_string()),
+impl ChangeError {
+    /// For a client operation whose parameter `name` named the envelope: `106` (it names no
+    /// envelope, or the move is not allowed).
+    pub fn for_param(self, name: &str) -> ApiError {
+        match self {
+            ChangeError::UnknownEnvelope(_) | ChangeError::NotAllowed { .. } => {
+                ApiError::invalid(name, self.to_string())
+            }
             ChangeError::Api(e) => e,
         }
+    }
+}
+
+impl From<ChangeError> for ApiError {
+    /// For client operations that name the envelope by `documentKey`.
+    fn from(e: ChangeError) -> Self {
+        e.for_param("documentKey")
     }
 }
 

@@ -1345,6 +1345,11 @@ both!(ndas_are_sent_signed_and_reported, |t: TestApp| async move {
     code(&r, "101");
     assert_eq!(r.json["document_details"][0]["esignStatus"], "VOIDED");
     assert_eq!(envelope(&t, &key2).await["status"], "VOIDED");
+    // Refused, the error names the parameter sent.
+    let again = [("refNum", ref2.as_str()), ("esignStatus", "NOTSIGNED")];
+    let r = t.post("updateNdaDocuSignStatus", &again).await;
+    code(&r, "106");
+    assert!(r.desc().contains("refNum"), "{:?}", r.json);
     let r = t.post("sendNda", &[("accountId", &a), ("offeringId", &o2)]).await;
     let (ref3, key3) = (
         s(&r.json["document_details"][0]["refNum"]),

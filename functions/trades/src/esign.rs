@@ -598,7 +598,9 @@ pub async fn update_nda_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let stored = trade_esign::load_nda(ctx.store(), ctx.client_id(), &ref_num)
         .await?
         .ok_or_else(unknown)?;
-    esign::change_status(&ctx, &crate::ESIGN_EFFECTS, &stored.rec.document_key, action, &reason).await?;
+    esign::change_status(&ctx, &crate::ESIGN_EFFECTS, &stored.rec.document_key, action, &reason)
+        .await
+        .map_err(|e| e.for_param("refNum"))?;
     let after = trade_esign::load_nda(ctx.store(), ctx.client_id(), &ref_num)
         .await?
         .ok_or_else(unknown)?;
