@@ -405,8 +405,11 @@ both!(request_kyc_aml_once_per_investor, |t: TestApp| async move {
 both!(delete_kyc_aml_hides_the_responses, |t: TestApp| async move {
     let id = party_named(&t, "Lee", &[]).await;
     let n = perform(&t, &id).await;
+    let mut deleted = crate::fixtures::hook(&t, "deleteKycAml").await;
     let r = t.post("deleteKycAml", &[("partyId", &id)]).await;
     assert_eq!(r.code(), "101", "{:?}", r.json);
+    let sent = deleted.next(5).await.expect("deleteKycAml webhook").pairs();
+    assert_eq!(sent, [("partyId".to_owned(), id.clone())]);
     assert!(kyc_response(&t, &id, "Enhanced").await["createdAt"].is_null());
     let r = t.put("updateKycAml", &refs(&answers(&id, &n, 5))).await;
     assert_eq!(r.code(), "1404", "the question set went with it");

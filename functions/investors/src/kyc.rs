@@ -500,19 +500,21 @@ pub async fn request_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 
 /// `POST /v3/deleteKycAml`: virtually deletes the party's stored KYC/AML responses and any
 /// open question set; the party's status fields stay as they are. Deleting what is not
-/// there answers `101` too.
+/// there answers `101` too. Fires `deleteKycAml` with `partyId` (the answer has no record
+/// to send, as deleteParty's).
 pub async fn delete_kyc_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
     ctx.transact(async move |ctx, _| {
         let (_, before) = read(&ctx, &id).await?;
+        let event = Event::new("deleteKycAml").field("partyId", id.clone());
         let Some(b) = before.filter(|b| !b.rec.deleted) else {
-            return Ok(Plan::answer(()));
+            return Ok(Plan::answer(()).event(event));
         };
         let mut rec = b.rec.clone();
         rec.deleted = true;
         rec.session = None;
         rec.updated = ctx.now();
-        Ok(Plan::new(records::replace(ctx.client_id(), &b, &rec)?, ()))
+        Ok(Plan::new(records::replace(ctx.client_id(), &b, &rec)?, ()).event(event))
     })
     .await?;
     Ok(Reply::ok().desc("KYC/AML record deleted successfully!"))
