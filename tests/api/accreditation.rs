@@ -181,6 +181,10 @@ both!(
         );
         let a = account(&t, &acc).await.rec;
         assert_eq!(a.accredited_status, "Verified Accredited");
+        // accreditedInvestorDate: when the review expires, 90 days on (the letter's term).
+        let approved = chrono::NaiveDateTime::parse_from_str(&a.updated, "%Y-%m-%d %H:%M:%S").unwrap();
+        let expires = approved.date() + chrono::Days::new(90);
+        assert_eq!(a.accredited_investor_date, expires.format("%m-%d-%Y").to_string());
         let listed = get_requests(&t, &acc).await;
         assert_eq!(listed[0]["aiRequestStatus"], "Approved");
         assert_eq!(listed[0]["accreditedStatus"], "Verified Accredited");

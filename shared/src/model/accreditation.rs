@@ -171,15 +171,26 @@ pub struct Summary<'a> {
     accredited_status: &'a str,
 }
 
-/// The account after a request moved to `request_status` at `now`, when that status
-/// decides its `accreditedStatus` and the value changes; `None` when the account stays.
+/// How long a verification holds (the letter says so).
+pub const VALID_DAYS: u64 = 90;
+
+/// The account after a request moved to `request_status` at `now` (`YYYY-MM-DD HH:MM:SS`),
+/// when that status decides its `accreditedStatus`: an approval also sets
+/// `accreditedInvestorDate`, "the date the latest review expires" (part 2), `VALID_DAYS`
+/// on (`MM-DD-YYYY`, as the account's other dates). `None` when the account stays.
 pub fn account_after(account: &Account, request_status: &str, now: &str) -> Option<Account> {
     let decided = decided_status(request_status)?;
-    if account.accredited_status == decided {
-        return None;
-    }
     let mut a = account.clone();
     a.accredited_status = decided.to_owned();
+    let expires = chrono::NaiveDateTime::parse_from_str(now, "%Y-%m-%d %H:%M:%S")
+        .ok()
+        .and_then(|t| t.date().checked_add_days(chrono::Days::new(VALID_DAYS)));
+    if let Some(expires) = expires.filter(|_| decided == VERIFIED_ACCREDITED) {
+        a.accredited_investor_date = expires.format("%m-%d-%Y").to_string();
+    }
+    if a == *account {
+        return None;
+    }
     a.updated = now.to_owned();
     Some(a)
 }
@@ -187,6 +198,33 @@ pub fn account_after(account: &Account, request_status: &str, now: &str) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_approval_dates_its_expiry_and_a_rejection_keeps_it() {
+        let approved = account_after(&Account::default(), "Approved", "2026-11-27 10:00:00").unwrap();
+        assert_eq!(
+            (
+                approved.accredited_status.as_str(),
+                approved.accredited_investor_date.as_str()
+            ),
+            (VERIFIED_ACCREDITED, "02-25-2027")
+        );
+        assert_eq!(
+            account_after(&approved, "Approved", "2026-11-27 11:00:00"),
+            None,
+            "the same day"
+        );
+        let renewed = account_after(&approved, "Approved", "2026-12-01 09:00:00").unwrap();
+        assert_eq!(renewed.accredited_investor_date, "03-01-2027");
+        let rejected = account_after(&approved, "rejected", "2026-12-01 09:00:00").unwrap();
+        assert_eq!(
+            (
+                rejected.accredited_status.as_str(),
+                rejected.accredited_investor_date.as_str()
+            ),
+            (NOT_ACCREDITED, "02-25-2027")
+        );
+    }
 
     #[test]
     fn only_approved_and_rejected_decide_in_any_casing() {

@@ -134,7 +134,10 @@ fn letter_lines(account: &Account, airequest_id: &str, issued: &str) -> Vec<Stri
         "for the two most recent years, asset statements, or a professional's written".to_owned(),
         "confirmation, the last two dated within three months of this letter.".to_owned(),
         String::new(),
-        "This verification is valid for 90 days from the date above. An issuer may".to_owned(),
+        format!(
+            "This verification is valid for {} days from the date above. An issuer may",
+            super::accreditation::VALID_DAYS
+        ),
         "rely on it for investments made by this account within that period unless".to_owned(),
         "it learns of facts that indicate the investor is no longer accredited.".to_owned(),
         String::new(),
