@@ -75,8 +75,7 @@ impl Ports {
         if envelopes.is_empty() {
             return;
         }
-        let bodies = envelopes.iter().map(Envelope::to_json).collect();
-        if let Err(e) = self.queue.send(bodies).await {
+        if let Err(e) = self.queue.send(crate::webhooks::call_messages(&envelopes)).await {
             tracing::error!(error = %e, "webhooks left in the outbox: queue send failed");
             return;
         }

@@ -1345,6 +1345,25 @@ both!(
 );
 
 both!(
+    the_sandbox_sends_submitted_and_then_the_final_status,
+    |t: TestApp| async move {
+        let mut status = hook(&t, "updateExternalFundMoveStatus").await;
+        for (nickname, last) in [("Test ACH R01", "Returned"), ("Test ACH Settled", "Settled")] {
+            for _ in 0..4 {
+                let (a, o, id) = funded_setup(&t, nickname).await;
+                code(&fund(&t, &a, &o, &id, "50").await, "101");
+                let mut got = Vec::new();
+                for _ in 0..2 {
+                    let sent = status.next(5).await.expect("a status webhook").pairs();
+                    got.extend(sent.into_iter().filter(|(k, _)| k == "fundStatus").map(|(_, v)| v));
+                }
+                assert_eq!(got, ["Submitted", last], "{nickname}");
+            }
+        }
+    }
+);
+
+both!(
     read_webhooks_never_carry_a_bank_number_in_clear,
     |t: TestApp| async move {
         use base64::Engine as _;

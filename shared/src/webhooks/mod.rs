@@ -331,40 +331,81 @@ pub enum DeliveryError {
     Store(#[from] crate::store::StoreError),
 }
 
-/// Delivers one queued message. `Ok` (with the envelope) means it is done with (delivered,
-/// or refused by its endpoint) and may be acknowledged.
-pub async fn deliver_message(deliverer: &Deliverer, body: &str) -> Result<Envelope, DeliveryError> {
-    let env = serde_json::from_str::<Envelope>(body)?;
-    deliverer.deliver(&env).await?;
-    Ok(env)
+/// The queue messages of one call's webhooks: its envelopes in the order they fired, as one
+/// JSON array, delivered one after another (part 3: `Submitted` "and then" the final status;
+/// an inner `updateTradeStatus` before its method's own). Split only where a message would
+/// pass SQS's 256 KiB.
+pub fn call_messages(envelopes: &[Envelope]) -> Vec<String> {
+    const MAX_BYTES: usize = 200 * 1024;
+    let mut messages = Vec::new();
+    let mut current: Vec<String> = Vec::new();
+    let mut size = 0;
+    for e in envelopes {
+        let json = e.to_json();
+        if !current.is_empty() && size + json.len() > MAX_BYTES {
+            messages.push(format!("[{}]", current.join(",")));
+            (current, size) = (Vec::new(), 0);
+        }
+        size += json.len() + 1;
+        current.push(json);
+    }
+    if !current.is_empty() {
+        messages.push(format!("[{}]", current.join(",")));
+    }
+    messages
+}
+
+/// A queued message: one call's envelopes in order, or one envelope (the outbox sweep's).
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum Queued {
+    Call(Vec<Envelope>),
+    One(Box<Envelope>),
+}
+
+fn queued(body: &str) -> Result<Vec<Envelope>, serde_json::Error> {
+    Ok(match serde_json::from_str::<Queued>(body)? {
+        Queued::Call(envelopes) => envelopes,
+        Queued::One(envelope) => vec![*envelope],
+    })
+}
+
+/// Delivers one queued message, its webhooks one after another. `Ok` means it is done with
+/// (delivered, or refused by its endpoints) and may be acknowledged.
+pub async fn deliver_message(deliverer: &Deliverer, body: &str) -> Result<(), DeliveryError> {
+    for env in queued(body)? {
+        deliverer.deliver(&env).await?;
+    }
+    Ok(())
 }
 
 /// [`deliver_message`] for an in-memory queue, whose outbox entry is the webhook's only
-/// durable copy: it goes only once the attempt is made (a crash before re-sends it), and a
+/// durable copy: each goes only once the attempt is made (a crash before re-sends it), and a
 /// copy the sweep queued again while the first still waited (a slow receiver's backlog) is
 /// passed over, whether the first is still in hand (`in_hand`) or done (its entry gone):
-/// one attempt, as part 1 says. `Ok(None)`: a copy, done with.
+/// one attempt, as part 1 says.
 async fn deliver_in_memory(
     deliverer: &Deliverer,
     body: &str,
     in_hand: &std::sync::Mutex<std::collections::HashSet<String>>,
-) -> Result<Option<Envelope>, DeliveryError> {
-    let env = serde_json::from_str::<Envelope>(body)?;
+) -> Result<(), DeliveryError> {
     let held = || in_hand.lock().unwrap_or_else(|e| e.into_inner());
-    if !held().insert(env.id.clone()) {
-        return Ok(None);
-    }
-    let attempt = async {
-        if !deliverer.outbox_holds(&env).await? {
-            return Ok(false);
+    for env in queued(body)? {
+        if !held().insert(env.id.clone()) {
+            continue;
         }
-        deliverer.deliver(&env).await?;
-        deliverer.clear_outbox(&env).await;
-        Ok::<_, DeliveryError>(true)
+        let attempt = async {
+            if deliverer.outbox_holds(&env).await? {
+                deliverer.deliver(&env).await?;
+                deliverer.clear_outbox(&env).await;
+            }
+            Ok::<_, DeliveryError>(())
+        }
+        .await;
+        held().remove(&env.id);
+        attempt?;
     }
-    .await;
-    held().remove(&env.id);
-    Ok(attempt?.then_some(env))
+    Ok(())
 }
 
 /// The in-process deliverer of the local API: takes messages off the queue as they come and
@@ -391,7 +432,7 @@ pub async fn run_worker(queue: std::sync::Arc<dyn crate::queue::Queue>, delivere
             tokio::spawn(async move {
                 let _permit = permit;
                 let done = match queue.durable() {
-                    true => deliver_message(&deliverer, &m.body).await.map(Some),
+                    true => deliver_message(&deliverer, &m.body).await,
                     false => deliver_in_memory(&deliverer, &m.body, &ids_in_hand).await,
                 };
                 match done {
