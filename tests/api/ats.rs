@@ -485,6 +485,15 @@ both!(
             q = format!("limit=2&sort=executionTime:asc&filter={}", urlencode(&filter));
         }
         assert_eq!(seen.len(), 3, "every fill once: {seen:?}");
+        // Amounts read as prices do, without trailing zeros (10 × 4.9 is 49).
+        let all = list(&t, "trades", "sort=executionTime:asc").await;
+        let amounts: Vec<&Value> = all["ppex_trades"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| &x["amount"])
+            .collect();
+        assert_eq!(amounts, [&json!("49"), &json!("50"), &json!("25")]);
     }
 );
 
