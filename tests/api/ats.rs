@@ -464,6 +464,39 @@ both!(
 );
 
 both!(
+    the_clob_looks_past_any_number_of_expired_orders,
+    |t: TestApp| async move {
+        let m = market(&t).await;
+        let path = format!("/operator/clients/{}/market-hours", t.client_id);
+        let day = json!({"closed": false, "start": "09:30", "end": "16:00"});
+        let week = json!({"monday": day, "tuesday": day, "wednesday": day, "thursday": day, "friday": day});
+        assert_eq!(t.operator(Method::PUT, &path, week).await.status, 200);
+        let wednesday = Utc.with_ymd_and_hms(2026, 11, 25, 15, 0, 0).unwrap();
+        t.clock.set(wednesday);
+        let (a, b) = (create_account(&t).await, create_account(&t).await);
+        order(&t, &m, &b, "Buy", "1", "9").await;
+        // More Day orders at a better price than a page of the book holds.
+        for _ in 0..101 {
+            code(
+                &place(&t, &m, &a, "Buy", "1", "10", &[("expiration", "Day")]).await,
+                "101",
+            );
+        }
+        t.settle().await;
+        assert_eq!(
+            clob(&t, &m).await["orderDetailsBid"],
+            json!({"price": "10", "shares": 101})
+        );
+        // After the close, before the expiry batch: the live bid at 9 shows.
+        t.clock.set(wednesday + chrono::Duration::hours(7));
+        assert_eq!(
+            clob(&t, &m).await["orderDetailsBid"],
+            json!({"price": "9", "shares": 1})
+        );
+    }
+);
+
+both!(
     the_fills_of_one_sweep_page_by_execution_time_without_a_gap,
     |t: TestApp| async move {
         let m = market(&t).await;

@@ -286,8 +286,8 @@ async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     Ok(Reply::ok().with_value("orderDetails", json!([after.detail()])))
 }
 
-/// How many of a side's book entries getClob lists to find its best level (it reads the
-/// orders only until that level ends).
+/// How many of a side's book entries getClob lists a page to find its best level (it reads
+/// the orders only until that level ends).
 const CLOB_DEPTH: u32 = 100;
 
 /// One side of the CLOB: `--`, `RFQ`, or the best price (hidden for `disclosePrice=No`)
@@ -328,22 +328,30 @@ async fn clob(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let mut core = Book::new();
     let mut rfq = [false, false];
     for (i, buy) in [true, false].into_iter().enumerate() {
-        let (ids, has_rfq) = book::top(ctx.store(), ctx.client_id(), &offering.rec.id, buy, CLOB_DEPTH).await?;
-        rfq[i] = has_rfq;
-        // Orders in priority order, read until the best live price's level ends.
+        rfq[i] = book::has_rfq(ctx.store(), ctx.client_id(), &offering.rec.id, buy).await?;
+        // Orders in priority order, read until the best live price's level ends, page after
+        // page: orders expired but not yet taken off by the expiry batch are passed over.
         let mut best = None;
-        for id in ids {
-            let Some(o) = book::order(ctx.store(), ctx.client_id(), &id).await? else {
-                continue;
-            };
-            if !live_now(&o.rec, now) {
-                continue;
+        let mut start = None;
+        'pages: loop {
+            let (ids, next) = book::top(ctx.store(), ctx.client_id(), &offering.rec.id, buy, CLOB_DEPTH, start).await?;
+            for id in ids {
+                let Some(o) = book::order(ctx.store(), ctx.client_id(), &id).await? else {
+                    continue;
+                };
+                if !live_now(&o.rec, now) {
+                    continue;
+                }
+                if best.is_some_and(|p| p != o.rec.price) {
+                    break 'pages;
+                }
+                best = Some(o.rec.price);
+                core.rest(core_order(&o.rec));
             }
-            if best.is_some_and(|p| p != o.rec.price) {
-                break;
+            match next {
+                Some(next) => start = Some(next),
+                None => break,
             }
-            best = Some(o.rec.price);
-            core.rest(core_order(&o.rec));
         }
     }
     let side = |s: Side, has_rfq: bool| match core.quote(s) {

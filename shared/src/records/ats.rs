@@ -143,24 +143,33 @@ pub async fn whole_book(store: &dyn Store, client: &str, security: &str) -> Resu
     entries(store, client, security, SkRange::All, None).await
 }
 
-/// The best `limit` limit orders of one side, best first, and whether quote requests
-/// rest on it.
+/// A page of one side's limit orders, best first: at most `limit` from `start` (a previous
+/// page's cursor), and the cursor of the next page.
 pub async fn top(
     store: &dyn Store,
     client: &str,
     security: &str,
     buy: bool,
     limit: u32,
-) -> Result<(Vec<String>, bool), ApiError> {
+    start: Option<crate::store::Item>,
+) -> Result<(Vec<String>, Option<crate::store::Item>), ApiError> {
     let side = if buy { "B" } else { "S" };
-    let best = entries(
-        store,
-        client,
-        security,
-        SkRange::BeginsWith(format!("{side}#")),
-        Some(limit),
-    )
-    .await?;
+    let mut q = Query::new(Index::Table, book_pk(client, security));
+    q.sk = SkRange::BeginsWith(format!("{side}#"));
+    q.limit = limit;
+    q.start = start;
+    let page = store.query(&q).await?;
+    let ids = page
+        .items
+        .iter()
+        .filter_map(|i| i.get("o").and_then(Val::as_str).map(str::to_owned))
+        .collect();
+    Ok((ids, page.next))
+}
+
+/// Whether a quote request rests on one side (`buy`) of a security's book: one entry read.
+pub async fn has_rfq(store: &dyn Store, client: &str, security: &str, buy: bool) -> Result<bool, ApiError> {
+    let side = if buy { "B" } else { "S" };
     let rfq = entries(
         store,
         client,
@@ -169,7 +178,7 @@ pub async fn top(
         Some(1),
     )
     .await?;
-    Ok((best, !rfq.is_empty()))
+    Ok(!rfq.is_empty())
 }
 
 /// The orders whose expiry is at or before `now` (epoch seconds): `(client, orderId)`.
