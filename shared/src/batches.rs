@@ -46,17 +46,19 @@ pub type ProcessFuture = Pin<Box<dyn Future<Output = Result<bool, ApiError>> + S
 #[derive(Clone, Copy)]
 pub struct Batch {
     pub name: &'static str,
-    /// The zone and local hours (minute 0) of its schedule, on business days.
+    /// The zone and local hours (minute 0) of its schedule, on business days (every day when
+    /// `every_day`).
     pub zone: Tz,
     pub hours: &'static [u32],
+    pub every_day: bool,
     pub due: fn(Arc<Ports>) -> DueFuture,
     pub process: fn(Ctx, String) -> ProcessFuture,
 }
 
 impl Batch {
     /// Whether the schedule runs on the day `now` falls on in the batch's zone.
-    pub fn business_day(&self, now: DateTime<Utc>) -> bool {
-        is_business_day(local_date(now, self.zone))
+    pub fn runs_on(&self, now: DateTime<Utc>) -> bool {
+        self.every_day || is_business_day(local_date(now, self.zone))
     }
 
     /// How many of the schedule's hours have come by `now`, in its zone.
@@ -68,7 +70,7 @@ impl Batch {
     /// What the schedule enqueues when it fires: every due item on a business day, nothing
     /// on another day.
     pub async fn scheduled(&self, ports: &Arc<Ports>) -> Result<Vec<Due>, ApiError> {
-        if !self.business_day(ports.clock.now()) {
+        if !self.runs_on(ports.clock.now()) {
             return Ok(Vec::new());
         }
         (self.due)(ports.clone()).await
@@ -141,7 +143,7 @@ pub async fn run_schedules(ports: Arc<Ports>, batches: Vec<Batch>) {
             let today = local_date(now, batch.zone);
             let due = batch.runs_due(now);
             let done = if last.0 == Some(today) { last.1 } else { 0 };
-            if due <= done || !batch.business_day(now) {
+            if due <= done || !batch.runs_on(now) {
                 continue;
             }
             *last = (Some(today), due);
@@ -234,6 +236,7 @@ mod tests {
             name: "test",
             zone: chrono_tz::America::New_York,
             hours: &[18],
+            every_day: false,
             due: counted,
             process: nothing,
         };

@@ -391,6 +391,7 @@ mod tests {
         name: "t",
         zone: crate::calendar::EASTERN,
         hours: &[18],
+        every_day: false,
         due: crate::batch_due!(nothing_due),
         process: crate::batch_process!(flaky),
     }];

@@ -460,6 +460,14 @@ both!(
         order(&t, &m, &b, "Buy", "1", "1").await;
         t.settle().await;
         assert_eq!(status(&get_order(&t, &late).await), "Cancelled");
+        // The schedule: every hour of every day, Thanksgiving included (no ATS holidays).
+        let batch = service::BATCHES
+            .into_iter()
+            .find(|b| b.name == "ats-expiry")
+            .expect("the expiry batch");
+        let thanksgiving = Utc.with_ymd_and_hms(2026, 11, 26, 15, 0, 0).unwrap();
+        assert!(batch.runs_on(thanksgiving));
+        assert_eq!(batch.runs_due(thanksgiving), 11, "hours 0 to 10 Eastern");
     }
 );
 

@@ -128,7 +128,7 @@ both!(
         assert_eq!(batch.runs_due(at("2026-03-02T13:59:00Z")), 0, "8:59 Eastern");
         assert_eq!(batch.runs_due(at("2026-03-02T14:00:00Z")), 1, "9:00 Eastern");
         assert_eq!(batch.runs_due(at("2026-03-02T20:00:00Z")), 2, "15:00 Eastern");
-        assert!(!batch.business_day(at("2026-03-07T15:00:00Z")), "a Saturday");
-        assert!(!batch.business_day(at("2026-11-26T15:00:00Z")), "Thanksgiving");
+        assert!(!batch.runs_on(at("2026-03-07T15:00:00Z")), "a Saturday");
+        assert!(!batch.runs_on(at("2026-11-26T15:00:00Z")), "Thanksgiving");
     }
 );

@@ -321,12 +321,16 @@ pub async fn open_books(ports: Arc<Ports>) -> Result<usize, ApiError> {
     Ok(sent)
 }
 
-/// The expiry of `Day` and `Other` orders, at 16:00 Eastern on business days and on the
-/// operator's run-now (orders past their expiry never match before it runs).
+/// The expiry of `Day` and `Other` orders: every hour of every day (a security's own hours
+/// may close at any hour, and the ATS's calendar has no holidays, CONTRACT), and on the
+/// operator's run-now. Orders past their expiry never match before it runs.
 pub const EXPIRY_BATCH: Batch = Batch {
     name: "ats-expiry",
     zone: EASTERN,
-    hours: &[16],
+    hours: &[
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+    ],
+    every_day: true,
     due: batch_due!(expiry_due),
     process: batch_process!(expire_one),
 };

@@ -212,6 +212,7 @@ pub const CUSTODY_BATCH: Batch = Batch {
     name: "custody",
     zone: MOUNTAIN,
     hours: &[8],
+    every_day: false,
     due: batch_due!(due),
     process: batch_process!(process),
 };

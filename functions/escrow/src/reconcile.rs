@@ -21,6 +21,7 @@ pub const ESCROW_BATCH: Batch = Batch {
     name: "escrow",
     zone: EASTERN,
     hours: &[9, 15],
+    every_day: false,
     due: batch_due!(due),
     process: batch_process!(reconcile),
 };

@@ -21,6 +21,7 @@ pub const ACH: Batch = Batch {
     name: "ach",
     zone: EASTERN,
     hours: &[18],
+    every_day: false,
     due: batch_due!(ach_due),
     process: batch_process!(submit),
 };

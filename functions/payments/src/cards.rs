@@ -252,6 +252,7 @@ pub const CARD_BATCH: Batch = Batch {
     name: "card",
     zone: EASTERN,
     hours: &[18],
+    every_day: false,
     due: batch_due!(card_due),
     process: batch_process!(capture),
 };
