@@ -926,6 +926,17 @@ both!(
             r.json["creditcardDetails"][0]["ccreferencenumber"],
             created["ccreferencenumber"]
         );
+        // The charge's own reference finds it too.
+        let cc_ref = created["ccreferencenumber"].as_str().unwrap();
+        let r = t
+            .post("getCCFundMoveInfo", &[("accountId", &a), ("RefNum", cc_ref)])
+            .await;
+        assert_eq!(
+            r.json["creditcardDetails"][0]["RefNum"],
+            ref_num.as_str(),
+            "{:?}",
+            r.json
+        );
         code(
             &t.post("getCCFundMoveInfo", &[("accountId", &a), ("RefNum", "1")]).await,
             "106",

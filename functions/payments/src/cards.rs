@@ -232,19 +232,31 @@ pub async fn history(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 }
 
 /// `POST /v3/getCCFundMoveInfo`: `RefNum`, `accountId`; `creditcardDetails` = [the
-/// transaction]; an unknown `RefNum` (or another account's, or an ACH move's) is `106`.
+/// transaction]. `RefNum` may also be the `ccreferencenumber` the charge answered (the only
+/// reference ccFundMove gives; one read of the account's card moves). An unknown one (or
+/// another account's, or an ACH move's) is `106`.
 pub async fn info(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let unknown = || ApiError::invalid("RefNum", "no card transaction of this account");
-    let ref_num = p.req(&["RefNum", "refNum"])?;
+    let raw = p.req(&["RefNum", "refNum"])?;
     let account = AccountId::param(&p, &["accountId"])?;
     active_account(&ctx, account.as_str()).await?;
-    let ref_num = numeric_id("RefNum", &ref_num).map_err(|_| unknown())?;
-    match pay::fund_move(ctx.store(), ctx.client_id(), &ref_num).await? {
-        Some(m) if m.rec.is_card() && m.rec.account_id == account.as_str() => {
-            Ok(Reply::ok().with_value("creditcardDetails", json!([m.rec.card_view()])))
-        }
-        _ => Err(unknown()),
-    }
+    let ours = |m: &FundMove| m.is_card() && m.account_id == account.as_str();
+    let by_ref_num = match numeric_id("RefNum", &raw) {
+        Ok(ref_num) => pay::fund_move(ctx.store(), ctx.client_id(), &ref_num)
+            .await?
+            .map(|m| m.rec)
+            .filter(ours),
+        Err(_) => None,
+    };
+    let found = match by_ref_num {
+        Some(m) => Some(m),
+        None => pay::account_moves(ctx.store(), ctx.client_id(), account.as_str(), true)
+            .await?
+            .into_iter()
+            .find(|m| m.card.as_ref().is_some_and(|c| c.cc_reference == raw.trim())),
+    };
+    let m = found.ok_or_else(unknown)?;
+    Ok(Reply::ok().with_value("creditcardDetails", json!([m.card_view()])))
 }
 
 /// The card batch: 18:00 America/New_York on business days.
