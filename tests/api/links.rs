@@ -111,6 +111,30 @@ both!(bad_primary_is_http_422, |t: TestApp| async move {
     assert_eq!((r.status, r.code()), (422, "1422"), "one primary per account");
 });
 
+both!(
+    a_primary_party_deleted_gives_its_place_to_a_new_one,
+    |t: TestApp| async move {
+        let a = create_account(&t).await;
+        let (p1, p2) = (create_party(&t).await, create_party(&t).await);
+        let old = link(&t, &a, "IndivACParty", &p1, "1").await.inserted("linkDetails")["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert_eq!(t.post("deleteParty", &[("partyId", &p1)]).await.code(), "101");
+        let r = link(&t, &a, "IndivACParty", &p2, "1").await;
+        assert_eq!(r.code(), "101", "{:?}", r.json);
+        let r = t.post("getLink", &[("id", &old)]).await;
+        assert_eq!(
+            r.json["linkDetails"][0]["primary_value"], "0",
+            "the old link is no longer primary"
+        );
+        // A live primary still holds its place.
+        let p3 = create_party(&t).await;
+        let r = link(&t, &a, "IndivACParty", &p3, "1").await;
+        assert_eq!((r.status, r.code()), (422, "1422"));
+    }
+);
+
 both!(concurrent_primaries_leave_exactly_one, |t: TestApp| async move {
     let a = create_account(&t).await;
     let mut parties = Vec::new();

@@ -93,7 +93,8 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let pair = marker(pair_key(client, &first, &related));
     let primary_slot = primary.then(|| marker(primary_key(client, &first)));
     let event = view_event("createLink", &link.event_view());
-    ctx.transact(async move |_, _| {
+    let account = first.clone();
+    ctx.transact(async move |ctx, _| {
         let mut plan = Plan::new(writes.clone(), ())
             .check(
                 pair.clone(),
@@ -101,8 +102,25 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             )
             .event(event.clone());
         if let Some(slot) = &primary_slot {
+            let mut slot = slot.clone();
+            // A primary whose party was deleted no longer counts (a trade would find no
+            // active primary party, `135`): the new link takes its slot and the old link
+            // stops being primary.
+            if let Some(old) = deleted_primary(&ctx, &account).await? {
+                let mut demoted = old.rec.clone();
+                demoted.primary = "0".into();
+                demoted.updated = ctx.now();
+                plan = plan.writes(records::replace(ctx.client_id(), &old, &demoted)?);
+                if let Write::Put { cond, .. } = &mut slot {
+                    *cond = Some(Cond::Cmp(
+                        "linkId".into(),
+                        shared::store::CmpOp::Eq,
+                        Val::S(old.rec.id.clone()),
+                    ));
+                }
+            }
             plan = plan.check(
-                slot.clone(),
+                slot,
                 ApiError::coded_http("1422", 422, "The account already has a primary party"),
             );
         }
@@ -110,6 +128,23 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     })
     .await?;
     Ok(Reply::ok().with("linkDetails", insert_array(LinkRef { id: &link.id })))
+}
+
+/// The account's primary link when its party has been deleted since (one read of the slot,
+/// then of its link and party only when there is one).
+async fn deleted_primary(ctx: &Ctx, account: &str) -> Result<Option<records::Stored<Link>>, ApiError> {
+    let (store, client) = (ctx.store(), ctx.client_id());
+    let Some(slot) = store.get(&primary_key(client, account)).await? else {
+        return Ok(None);
+    };
+    let Some(link_id) = slot.get("linkId").and_then(Val::as_str) else {
+        return Ok(None);
+    };
+    let Some(old) = records::load::<Link>(store, client, link_id).await? else {
+        return Ok(None);
+    };
+    let party = records::load::<shared::model::Party>(store, client, &old.rec.related_entry).await?;
+    Ok(party.is_none_or(|p| p.rec.deleted).then_some(old))
 }
 
 /// A live link of the caller by its numeric `id`: `106` when not numeric, `404` when unknown.
