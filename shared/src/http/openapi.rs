@@ -1,8 +1,9 @@
 //! The OpenAPI 3.1 document of a route table (issue 16; the local API serves it at
-//! `/openapi.json`): every method-style operation as `/v3/{name}` (POST and PUT, with a form
-//! or JSON body, multipart for uploads) and the parameters its handler reads, every resource
-//! route with its path parameters (and part 1's list parameters), the envelope and its HTTP
-//! statuses. Generated from the table itself, so it can neither miss a route nor name one
+//! `/openapi.json`): every method-style operation as `/v3/{name}` (POST and PUT, with a JSON
+//! body, multipart for uploads; a form body is accepted too but not described, since a second
+//! content type breaks the clients generators make) and the parameters its handler reads,
+//! every resource route with its path parameters (and part 1's list parameters), ping and
+//! status, the envelope and its HTTP statuses. Generated from the table itself, so it can neither miss a route nor name one
 //! that does not exist; the parameters come from a table a test finds from the handlers
 //! (`functions/service/parameters.json`). Their rules live in the spec and in `docs/`.
 
@@ -18,24 +19,26 @@ fn answer(description: &str) -> Value {
     json!({"description": description, "content": {"application/json": {"schema": envelope_ref()}}})
 }
 
-/// The schema of a parameter read as `ty` (`string`, `integer` or `any`, as the parameters
-/// table gives it): a form carries text, so an integer may come as its digits too.
-fn parameter_schema(ty: &str) -> Value {
+/// The schema of parameter `name` read as `ty` (`string`, `integer` or `any`, as the
+/// parameters table gives it): an integer may come as its digits too, and an ID read as text
+/// may come as a JSON number (CONTRACT, "Identifiers").
+fn parameter_schema(name: &str, ty: &str) -> Value {
     match ty {
-        "string" => json!({"type": "string"}),
         "integer" => json!({"type": ["integer", "string"]}),
+        "string" if crate::http::params::INTEGER_PARAMS.contains(&name) => json!({"type": ["integer", "string"]}),
+        "string" => json!({"type": "string"}),
         _ => json!({}),
     }
 }
 
 /// The body of a method-style operation: the parameters its entry in the parameters table
-/// names (others are ignored, CONTRACT "Unknown parameters"), as a form, JSON or, for an
-/// operation that takes files, multipart.
+/// names (others are ignored, CONTRACT "Unknown parameters"), as JSON or, for an operation
+/// that takes files, multipart.
 fn body(entry: &Value, takes_files: bool) -> Value {
     let mut properties = Map::new();
     if let Some(read) = entry["parameters"].as_object() {
         for (name, ty) in read {
-            properties.insert(name.clone(), parameter_schema(ty.as_str().unwrap_or("")));
+            properties.insert(name.clone(), parameter_schema(name, ty.as_str().unwrap_or("")));
         }
     }
     for file in entry["files"].as_array().into_iter().flatten() {
@@ -54,10 +57,7 @@ fn body(entry: &Value, takes_files: bool) -> Value {
     let content = if takes_files {
         json!({"multipart/form-data": {"schema": schema}})
     } else {
-        json!({
-            "application/x-www-form-urlencoded": {"schema": schema},
-            "application/json": {"schema": schema},
-        })
+        json!({"application/json": {"schema": schema}})
     };
     json!({"required": has_required, "content": content})
 }
@@ -74,7 +74,9 @@ fn method_operation(name: &str, verb: &str, body: &Value) -> Value {
         "requestBody": body,
         "responses": {
             "200": answer("statusCode 101, or a refusal the spec answers with HTTP 200"),
+            "400": answer("1400 where the spec says so (a self-link or duplicate link)"),
             "404": answer("a refusal (method-style failures are HTTP 404 unless the spec says otherwise)"),
+            "408": answer("1408: the body did not arrive in time; never started"),
             "409": answer("1409: a request with the same Idempotency-Key is still running"),
             "413": answer("the body is over the limit"),
             "422": answer("1422 where the spec says so"),
@@ -112,11 +114,11 @@ fn resource_operation(verb: &str, pattern: &str) -> Value {
         "parameters": params,
         "responses": {
             "200": answer("statusCode 101"),
-            "304": {"description": "nothing to change"},
             "400": answer("1400: malformed"),
             "401": answer("103: credentials"),
-            "403": answer("1403: scope"),
+            "403": answer("1403: scope; 111: the caller's IP is not allowed"),
             "404": answer("1404: not found, or not the caller's"),
+            "408": answer("1408: the request did not arrive in time; never started"),
             "422": answer("1422 or 239: invalid"),
             "500": answer("1500, with the request ID"),
             "502": answer("1502: a provider is unreachable"),
@@ -127,8 +129,25 @@ fn resource_operation(verb: &str, pattern: &str) -> Value {
             "required": true,
             "content": {"application/json": {"schema": {"type": "object", "additionalProperties": true}}},
         });
+        op["responses"]["304"] = json!({"description": "nothing to change"});
+        op["responses"]["409"] = answer("1409: a request with the same Idempotency-Key is still running");
+        op["responses"]["413"] = answer("1400: the body is over the limit");
     }
     op
+}
+
+/// `GET /v3/ping` and `GET /v3/status`: valid credentials and an allowed caller IP only.
+fn health_operation(name: &str) -> Value {
+    json!({"get": {
+        "operationId": name,
+        "tags": ["platform"],
+        "responses": {
+            "200": answer("statusCode 101"),
+            "401": answer("103: credentials"),
+            "403": answer("111: the caller's IP is not allowed"),
+            "500": answer("1500, with the request ID"),
+        },
+    }})
 }
 
 /// The document of `routes` (its operator routes left out: the operator API is not the
@@ -143,6 +162,9 @@ pub fn document(routes: &Routes, version: &str, parameters: &Value) -> Value {
             path,
             json!({"post": method_operation(name, "post", &body), "put": method_operation(name, "put", &body)}),
         );
+    }
+    for name in ["ping", "status"] {
+        paths.insert(format!("/v3/{name}"), health_operation(name));
     }
     for (verb, pattern) in routes.resource_routes() {
         let verb = verb.as_str().to_ascii_lowercase();

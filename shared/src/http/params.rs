@@ -95,7 +95,7 @@ fn note(name: &str, how: Read) {
 /// (securities, orders, matches, fund moves, requests, documents, archive flags). A JSON
 /// number with an integral value (`100006.0`, `1e0`) is read there as its digits (CONTRACT,
 /// "Integral numbers"), wherever the operation reads it as text.
-const INTEGER_PARAMS: &[&str] = &[
+pub(crate) const INTEGER_PARAMS: &[&str] = &[
     "offeringId",
     "tradeId",
     "issuerId",
