@@ -134,6 +134,8 @@ both!(lower_pii_levels_see_base_fields_only, |t: TestApp| async move {
         (a["email"].as_str(), a["accountName"].as_str()),
         (Some("REDACTED"), Some("Ann Lee"))
     );
+    // Empty or not: whether a sensitive field is filled in is not shown either.
+    assert_eq!((&a["address2"], &a["field2"]), (&json!("REDACTED"), &json!("REDACTED")));
     assert_eq!(r.json["pagination"]["totalRecords"], 1);
 });
 

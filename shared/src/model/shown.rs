@@ -18,8 +18,9 @@ pub struct Shown<'a, T> {
     pub mask: Option<Mask<'a>>,
 }
 
-/// Fields shown as `REDACTED` when set: `always` these, and below `High` every field not in
-/// `base`.
+/// Fields shown as `REDACTED`: `always` these when set, and below `High` every field not in
+/// `base`, set or not (CONTRACT: "every other field as `REDACTED`"; an empty one would tell a
+/// low-PII key which sensitive fields are filled in).
 #[derive(Clone, Copy)]
 pub struct Mask<'a> {
     pub always: &'a [&'a str],
@@ -27,9 +28,23 @@ pub struct Mask<'a> {
     pub pii: PiiLevel,
 }
 
+/// How a field is masked.
+#[derive(PartialEq)]
+enum Masked {
+    No,
+    WhenSet,
+    Always,
+}
+
 impl Mask<'_> {
-    fn hides(&self, key: &str) -> bool {
-        self.always.contains(&key) || (self.pii < PiiLevel::High && !self.base.contains(&key))
+    fn masks(&self, key: &str) -> Masked {
+        if self.pii < PiiLevel::High && !self.base.contains(&key) {
+            Masked::Always
+        } else if self.always.contains(&key) {
+            Masked::WhenSet
+        } else {
+            Masked::No
+        }
     }
 }
 
@@ -52,10 +67,14 @@ fn entry<M: SerializeMap, T: Serialize, V: Serialize + ?Sized>(
     if view.hide.contains(&key) {
         return Ok(());
     }
-    if view.mask.is_some_and(|m| m.hides(key)) {
-        let stored = serde_json::to_value(value).map_err(ser::Error::custom)?;
-        if !(stored.is_null() || stored.as_str() == Some("")) {
-            return map.serialize_entry(key, REDACTED);
+    match view.mask.map_or(Masked::No, |m| m.masks(key)) {
+        Masked::No => {}
+        Masked::Always => return map.serialize_entry(key, REDACTED),
+        Masked::WhenSet => {
+            let stored = serde_json::to_value(value).map_err(ser::Error::custom)?;
+            if !(stored.is_null() || stored.as_str() == Some("")) {
+                return map.serialize_entry(key, REDACTED);
+            }
         }
     }
     map.serialize_entry(key, value)
@@ -294,7 +313,7 @@ mod tests {
         let low: serde_json::Value = serde_json::from_str(&shown(&r, PiiLevel::Low)).unwrap();
         assert_eq!(
             low,
-            json!({"id": "P1", "ssn": "REDACTED", "dob": "", "name": "REDACTED", "total": null,
+            json!({"id": "P1", "ssn": "REDACTED", "dob": "REDACTED", "name": "REDACTED", "total": "REDACTED",
                    "createdDate": "2026-01-02", "status": "Archived"})
         );
     }
