@@ -87,6 +87,12 @@ both!(
         );
         let mut cleared = row.clone();
         cleared.push(("KYCstatus", String::new()));
+        let mut dated = row.clone();
+        dated.push(("accreditedInvestorDate", "02-25-2027".into()));
+        ok(&update(&t, &dated).await);
+        ok(&update(&t, &row).await);
+        let a = snapshot(&t, &id).await["account"].clone();
+        assert_eq!(a["accreditedInvestorDate"], "02-25-2027", "kept when not sent");
         ok(&update(&t, &cleared).await);
         assert_eq!(
             snapshot(&t, &id).await["account"]["kycStatus"],

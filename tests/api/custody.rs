@@ -646,6 +646,7 @@ both!(supplements_store_part_3s_fields_and_aliases, |t: TestApp| async move {
     let mut unknown = with(&[]);
     unknown[0] = ("accountId", "A9999999");
     code(&t.post("createCustodyAccountSupplement", &unknown).await, "148");
+    let mut created = hook(&t, "createCustodyAccountSupplement").await;
     let r = t
         .post(
             "createCustodyAccountSupplement",
@@ -653,11 +654,20 @@ both!(supplements_store_part_3s_fields_and_aliases, |t: TestApp| async move {
                 ("methodOfContributionOrFunding", "2"),
                 ("methodOfContributionTaxYear", "2026"),
                 ("maritalStatus", "2"),
+                ("bankAccountNumber1", "55512345678"),
+                ("internationalAccountNumber", "333444555666"),
             ]),
         )
         .await;
     code(&r, "101");
     assert_eq!(r.desc(), "Account added successfully.");
+    // Its webhook (the response record) masks the bank numbers but their last four digits.
+    let sent = created.next(5).await.expect("createCustodyAccountSupplement").pairs();
+    let field = |name: &str| sent.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str().to_owned());
+    assert_eq!(
+        (field("bankAccountNumber1"), field("internationalAccountNumber")),
+        (Some("XXXXXXX5678".to_owned()), Some("XXXXXXXX5666".to_owned()))
+    );
     let d = &r.json["accountDetails"];
     assert_eq!(
         (

@@ -128,10 +128,13 @@ both!(
             r.json["linkDetails"][0]["primary_value"], "0",
             "the old link is no longer primary"
         );
-        // A live primary still holds its place.
+        // A live primary still holds its place; an archived one does not.
         let p3 = create_party(&t).await;
         let r = link(&t, &a, "IndivACParty", &p3, "1").await;
         assert_eq!((r.status, r.code()), (422, "1422"));
+        let archive = [("partyId", p2.as_str()), ("archiveStatus", "1")];
+        assert_eq!(t.post("updatePartyEntityArchivestatus", &archive).await.code(), "101");
+        assert_eq!(link(&t, &a, "IndivACParty", &p3, "1").await.code(), "101");
     }
 );
 

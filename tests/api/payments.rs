@@ -328,6 +328,7 @@ both!(fund_moves_follow_every_rule_in_order, |t: TestApp| async move {
             "transactionstatus",
             "routingNumberStatus",
             "fundStatus",
+            "type",
             "createdDate"
         ]
     );

@@ -69,13 +69,16 @@ const FIELD_PERMISSIONS: &[&[&str]] = &[
 
 /// The row createAccount and updateAccount write from their parameters: every field a
 /// client sets (the required ones `106` when missing or blank); the rest stay default.
-/// The results of the service's own reviews (KYC/AML, accreditation): an update that leaves
-/// them out keeps them, since a client could not restore a verification it wiped.
+/// The results of the service's own reviews (KYC/AML, accreditation, the three part 2's
+/// PATCH may not set): an update that leaves them out keeps them, since a client could not
+/// restore a verification it wiped.
 const REVIEW_RESULTS: &[&[&str]] = &[
     &["KYCstatus", "kycStatus"],
     &["AMLstatus", "amlStatus"],
     &["AMLdate", "amlDate"],
     &["AccreditedStatus", "accreditedStatus"],
+    &["accreditedInvestor"],
+    &["accreditedInvestorDate"],
 ];
 
 fn row_from_params(p: &Params) -> Result<Account, ApiError> {

@@ -103,10 +103,10 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             .event(event.clone());
         if let Some(slot) = &primary_slot {
             let mut slot = slot.clone();
-            // A primary whose party was deleted no longer counts (a trade would find no
-            // active primary party, `135`): the new link takes its slot and the old link
+            // A primary whose party was deleted or archived no longer counts (a trade would
+            // find no active primary party, `135`): the new link takes its slot and the old link
             // stops being primary.
-            if let Some(old) = deleted_primary(&ctx, &account).await? {
+            if let Some(old) = inactive_primary(&ctx, &account).await? {
                 let mut demoted = old.rec.clone();
                 demoted.primary = "0".into();
                 demoted.updated = ctx.now();
@@ -130,9 +130,9 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     Ok(Reply::ok().with("linkDetails", insert_array(LinkRef { id: &link.id })))
 }
 
-/// The account's primary link when its party has been deleted since (one read of the slot,
-/// then of its link and party only when there is one).
-async fn deleted_primary(ctx: &Ctx, account: &str) -> Result<Option<records::Stored<Link>>, ApiError> {
+/// The account's primary link when its party has been deleted or archived since (one read of
+/// the slot, then of its link and party only when there is one).
+async fn inactive_primary(ctx: &Ctx, account: &str) -> Result<Option<records::Stored<Link>>, ApiError> {
     let (store, client) = (ctx.store(), ctx.client_id());
     let Some(slot) = store.get(&primary_key(client, account)).await? else {
         return Ok(None);
@@ -144,7 +144,7 @@ async fn deleted_primary(ctx: &Ctx, account: &str) -> Result<Option<records::Sto
         return Ok(None);
     };
     let party = records::load::<shared::model::Party>(store, client, &old.rec.related_entry).await?;
-    Ok(party.is_none_or(|p| p.rec.deleted).then_some(old))
+    Ok(party.is_none_or(|p| p.rec.deleted || p.rec.archived).then_some(old))
 }
 
 /// A live link of the caller by its numeric `id`: `106` when not numeric, `404` when unknown.

@@ -73,9 +73,11 @@ fn check_amounts(o: &Offering) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// `maxAmount / unitPrice` in whole units, at most `validate::MAX_UNITS`.
 fn derived_shares(o: &Offering) -> Result<i64, ApiError> {
     Offering::shares_for(o.max_amount, o.unit_price)
-        .ok_or_else(|| ApiError::invalid("unitPrice", "gives more shares than can be counted"))
+        .filter(|n| *n <= validate::MAX_UNITS)
+        .ok_or_else(|| ApiError::invalid("unitPrice", "gives more than 1000000000000 shares: send totalShares"))
 }
 
 /// `totalShares`, when sent: a whole number of units.

@@ -152,9 +152,13 @@ impl Units {
         if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
             return Err(ApiError::invalid(name, "must be a whole number of units"));
         }
-        t.parse::<i64>()
-            .map(Units)
-            .map_err(|_| ApiError::invalid(name, "must be a whole number of units"))
+        let n = t
+            .parse::<i64>()
+            .map_err(|_| ApiError::invalid(name, "must be a whole number of units"))?;
+        if n.unsigned_abs() > super::validate::MAX_UNITS.unsigned_abs() {
+            return Err(ApiError::invalid(name, "is out of range (at most 1000000000000)"));
+        }
+        Ok(Units(n))
     }
 
     /// The required parameter `name`; a JSON boolean is no count (`true` is not one unit), a
@@ -198,7 +202,18 @@ mod tests {
     fn units_are_plain_whole_numbers() {
         assert_eq!(Units::parse("u", " 5 ").unwrap().get(), 5);
         assert_eq!(Units::parse("u", "-3").unwrap().get(), -3);
-        for bad in ["+5", "true", "1.5", "1e3", "", "-", "5 5", "99999999999999999999"] {
+        assert_eq!(Units::parse("u", "1000000000000").unwrap().get(), 1_000_000_000_000);
+        for bad in [
+            "+5",
+            "true",
+            "1.5",
+            "1e3",
+            "",
+            "-",
+            "5 5",
+            "99999999999999999999",
+            "1000000000001",
+        ] {
             assert_eq!(Units::parse("u", bad).unwrap_err().code(), "106", "{bad:?}");
         }
     }

@@ -669,12 +669,12 @@ impl FundMove {
         }
     }
 
-    /// getAchPendingId's record (part 3, "ACH fund move": the pending-list fields).
+    /// getAchPendingId's record (part 3, "ACH fund move": the pending-list fields), with
+    /// `type`: CONTRACT lists a refund by it in every fund-move read.
     pub fn pending_view(&self) -> FundMoveView<'_> {
         FundMoveView {
             ref_num: None,
             errors: None,
-            kind: None,
             ..self.view()
         }
     }

@@ -136,6 +136,9 @@ const DESCRIBED: &[&str] = &[
 const BANK_NUMBERS: &[(&str, bool)] = &[
     ("accountNumber", false),
     ("routingNumber", false),
+    ("bankAccountNumber1", false),
+    ("bankAccountNumber2", false),
+    ("internationalAccountNumber", false),
     ("AccountNumber", true),
     ("RoutingNumber", true),
     ("AccountRoutingNumber", true),
