@@ -69,6 +69,15 @@ both!(
             .put("createParty", &[PARTY, &[("occupation", "Pilot")]].concat())
             .await;
         assert_eq!(r.code(), "101", "{:?}", r.json);
+        // What leaves it every right is no narrowing.
+        assert_eq!(t.operator(Method::PATCH, &path(&dev, ""), json!({})).await.status, 200);
+        let all = json!({"fields": ["*"]});
+        assert_eq!(
+            t.operator(Method::PUT, &path(&dev, "/field-permissions"), all)
+                .await
+                .status,
+            200
+        );
 
         // A store narrowed before the refusal existed: the next start restores every right.
         let mut rec = shared::auth::load_client(t.store(), &dev.id).await.unwrap().unwrap();

@@ -80,9 +80,9 @@ fn check_allowlist(entries: &[String]) -> Result<(), OpError> {
 }
 
 /// CONTRACT gives the sandbox client every method, scope and field from anywhere: the
-/// operator narrows other clients only.
-fn unless_sandbox(rec: &ClientRecord) -> Result<(), OpError> {
-    if rec.is_sandbox() {
+/// operator narrows other clients only (`rec` as the change would leave it).
+fn unless_narrowing_the_sandbox(rec: &ClientRecord) -> Result<(), OpError> {
+    if rec.is_sandbox() && !rec.has_every_right() {
         return Err(OpError::Conflict(format!(
             "{} is the sandbox client: it keeps every method, scope and field, from any address",
             rec.id
@@ -147,7 +147,6 @@ async fn patch(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpErro
     let p: Patch = req.body()?;
     check_allowlist(p.ip_allowlist.as_deref().unwrap_or_default())?;
     let rec = change(&ctx, req.param("clientId"), p, |rec, p| {
-        unless_sandbox(rec)?;
         if let Some(m) = &p.methods {
             rec.methods.clone_from(m);
         }
@@ -157,6 +156,7 @@ async fn patch(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpErro
         if let Some(ip) = &p.ip_allowlist {
             rec.ip_allowlist.clone_from(ip);
         }
+        unless_narrowing_the_sandbox(rec)?;
         Ok(rec.clone())
     })
     .await?;
@@ -298,8 +298,8 @@ async fn field_permissions(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpR
     let Fields { fields } = req.body()?;
     let allowed = (!fields.iter().any(|f| f == "*")).then(|| fields.clone());
     change(&ctx, id, allowed, |rec, allowed| {
-        unless_sandbox(rec)?;
         rec.field_permissions.clone_from(allowed);
+        unless_narrowing_the_sandbox(rec)?;
         Ok(())
     })
     .await?;
