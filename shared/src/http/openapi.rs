@@ -136,6 +136,9 @@ fn resource_operation(verb: &str, pattern: &str) -> Value {
     op
 }
 
+/// The health checks the kernel answers itself, outside the route table.
+pub const HEALTH: [&str; 2] = ["ping", "status"];
+
 /// `GET /v3/ping` and `GET /v3/status`: valid credentials and an allowed caller IP only.
 fn health_operation(name: &str) -> Value {
     json!({"get": {
@@ -163,7 +166,7 @@ pub fn document(routes: &Routes, version: &str, parameters: &Value) -> Value {
             json!({"post": method_operation(name, "post", &body), "put": method_operation(name, "put", &body)}),
         );
     }
-    for name in ["ping", "status"] {
+    for name in HEALTH {
         paths.insert(format!("/v3/{name}"), health_operation(name));
     }
     for (verb, pattern) in routes.resource_routes() {
