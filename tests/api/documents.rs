@@ -739,6 +739,16 @@ both!(requested_uploads, |t: TestApp| async move {
         )
         .await;
     code(&r, "101");
+    // An entity's documents are never TXT, whichever operation sends them.
+    let fields = [
+        ("investorId", entity.as_str()),
+        ("requestId", &entity_req),
+        ("documentTitle", "Notes"),
+    ];
+    let r = t
+        .multipart("requestUploadPartyDocument", &fields, &[("userfile0", "a.txt", ok)])
+        .await;
+    code(&r, "106");
 });
 
 async fn billed(t: &TestApp) -> u64 {

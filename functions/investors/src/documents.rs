@@ -275,13 +275,20 @@ pub async fn delete_entity(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 /// `POST /v3/requestUploadPartyDocument` (multipart, reviewing fee in production):
 /// `investorId` (party, entity or account), `requestId` (its requestKycAml request),
 /// `documentTitle` (prefix optional for one file, required for several), `userfile0`..,
-/// optional `file_name` and `createdIpAddress`; PDF, JPG, JPEG, PNG or TXT of at least 1 kB.
-/// A `requestId` that is not the investor's live request is `152`. `document_details` = the
+/// optional `file_name` and `createdIpAddress`; PDF, JPG, JPEG, PNG or (not for an entity)
+/// TXT of at least 1 kB. A `requestId` that is not the investor's live request is `152`. `document_details` = the
 /// upload message; no webhook.
 pub async fn request_upload(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let investor = p.req(&["investorId"])?;
     let request_id = p.req(&["requestId"])?;
-    let files = documents::indexed_files(&ctx, &p, &INVESTOR_FILES).await?;
+    // An entity's documents are PDF, JPG, JPEG or PNG (part 1: TXT for accounts, parties and
+    // verification only), whichever operation sends them.
+    let rules = if investor.trim().starts_with('E') {
+        &ENTITY_FILES
+    } else {
+        &INVESTOR_FILES
+    };
+    let files = documents::indexed_files(&ctx, &p, rules).await?;
     // The investor first (148/198), then its request (152), then any byte is stored.
     investor_check(&ctx, &investor).await?;
     let request = records::load::<KycRequest>(ctx.store(), ctx.client_id(), &investor).await?;
