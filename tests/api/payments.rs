@@ -69,6 +69,14 @@ fn move_params<'a>(a: &'a str, o: &'a str, id: &'a str, amount: &'a str) -> Vec<
     ]
 }
 
+/// The `RefNum` an externalFundMove answered.
+fn ref_num_of(r: &Resp) -> String {
+    r.json["TradeFinancialDetails"][0]["RefNum"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 async fn fund(t: &TestApp, a: &str, o: &str, id: &str, amount: &str) -> Resp {
     t.post("externalFundMove", &move_params(a, o, id, amount)).await
 }
@@ -440,10 +448,7 @@ both!(
         let (a, o, id) = funded_setup(&t, "Test ACH R01").await;
         let r = fund(&t, &a, &o, &id, "50").await;
         code(&r, "101");
-        let ref_num = r.json["TradeFinancialDetails"][0]["RefNum"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let ref_num = ref_num_of(&r);
         assert_eq!(r.json["TradeFinancialDetails"][0]["fundStatus"], "Returned");
         let r = t
             .post("getExternalFundMove", &[("accountId", &a), ("RefNum", &ref_num)])
@@ -535,10 +540,7 @@ async fn pending_move(t: &TestApp) -> (String, String, String) {
     let (a, o, id) = funded_setup(t, "Main").await;
     let r = fund(t, &a, &o, &id, "50").await;
     code(&r, "101");
-    let ref_num = r.json["TradeFinancialDetails"][0]["RefNum"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let ref_num = ref_num_of(&r);
     (a, id, ref_num)
 }
 
@@ -1138,10 +1140,7 @@ both!(
         let (a, o, id) = funded_setup(&t, "Main").await;
         escrowed(&t, &o, ESCROW).await;
         let r = fund(&t, &a, &o, &id, "50").await;
-        let ref_num = r.json["TradeFinancialDetails"][0]["RefNum"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let ref_num = ref_num_of(&r);
         code(
             &t.post("requestForVoidACH", &[("accountId", &a), ("RefNum", &ref_num)])
                 .await,
@@ -1152,10 +1151,7 @@ both!(
         let (a, o, id) = funded_setup(&t, "Main").await;
         escrowed(&t, &o, ESCROW).await;
         let r = fund(&t, &a, &o, &id, "50.10").await;
-        let ref_num = r.json["TradeFinancialDetails"][0]["RefNum"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let ref_num = ref_num_of(&r);
         assert_eq!(run_ach(&t).await, 1);
         let bank = format!(
             "/operator/clients/{}/accounts/{a}/fund-moves/{ref_num}/status",
@@ -1320,10 +1316,7 @@ both!(
         let (a, o, id) = funded_setup(&t, "Main").await;
         let r = fund(&t, &a, &o, &id, "50").await;
         code(&r, "101");
-        let ref_num = r.json["TradeFinancialDetails"][0]["RefNum"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let ref_num = ref_num_of(&r);
         let edit = [
             ("accountId", a.as_str()),
             ("offeringId", &o),
