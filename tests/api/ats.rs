@@ -103,6 +103,17 @@ async fn clob(t: &TestApp, m: &Market) -> Value {
     r.json["orderDetailsAll"].clone()
 }
 
+/// One field of every matched trade, oldest first.
+async fn trade_fields(t: &TestApp, field: &str) -> Vec<Value> {
+    let trades = list(t, "trades", "sort=executionTime:asc").await;
+    trades["ppex_trades"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x[field].clone())
+        .collect()
+}
+
 async fn list(t: &TestApp, what: &str, query: &str) -> Value {
     let r = t.get(&format!("/v3/ppex/{what}?{query}")).await;
     assert_eq!(r.status, 200, "{:?}", r.json);
@@ -397,14 +408,7 @@ both!(
             (status(&l), l["shares_remaining"].as_u64()),
             ("Partially Executed", Some(5))
         );
-        let trades = list(&t, "trades", "sort=executionTime:asc").await;
-        let prices: Vec<&Value> = trades["ppex_trades"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| &x["sharePrice"])
-            .collect();
-        assert_eq!(prices, [&json!("10"), &json!("12")]);
+        assert_eq!(trade_fields(&t, "sharePrice").await, [json!("10"), json!("12")]);
         assert_eq!(t.open_books().await, 0, "opened once");
     }
 );
@@ -527,14 +531,10 @@ both!(
         }
         assert_eq!(seen.len(), 3, "every fill once: {seen:?}");
         // Amounts read as prices do, without trailing zeros (10 × 4.9 is 49).
-        let all = list(&t, "trades", "sort=executionTime:asc").await;
-        let amounts: Vec<&Value> = all["ppex_trades"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| &x["amount"])
-            .collect();
-        assert_eq!(amounts, [&json!("49"), &json!("50"), &json!("25")]);
+        assert_eq!(
+            trade_fields(&t, "amount").await,
+            [json!("49"), json!("50"), json!("25")]
+        );
     }
 );
 
