@@ -505,11 +505,10 @@ both!(
         assert_eq!(r.code(), "148");
         assert_eq!(snapshot(&t, &id).await, before, "rejections change nothing");
         assert!(upper.next(2).await.is_none());
+        // A JSON boolean is the flag's word.
+        let body = json!({"accountId": id, "archiveStatus": false});
         ok(&t
-            .post(
-                "updateAccountArchiveStatus",
-                &[("accountId", &id), ("archiveStatus", "0")],
-            )
+            .json_as(&t.creds(), Method::POST, "/v3/updateAccountArchiveStatus", &body)
             .await);
         assert_eq!(fields(&upper.next(5).await.expect("unarchived"))["archiveStatus"], "0");
         assert_eq!(snapshot(&t, &id).await["account"]["accountstatus"], "Active");

@@ -851,6 +851,13 @@ both!(integral_json_numbers_are_integers_for_orders, |t: TestApp| async move {
         .json_as(&t.creds(), Method::POST, "/v3/createOrder", &order(2.5))
         .await;
     code(&r, "106");
+    // A JSON boolean is no quantity or price (it once read as 1).
+    for field in ["quantity", "price"] {
+        let mut body = order(2.0);
+        body[field] = json!(true);
+        let r = t.json_as(&t.creds(), Method::POST, "/v3/createOrder", &body).await;
+        code(&r, "106");
+    }
     let body = json!({"securityID": security, "issuerID": issuer});
     let r = t.json_as(&t.creds(), Method::POST, "/v3/getClob", &body).await;
     code(&r, "101");

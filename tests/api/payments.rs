@@ -241,6 +241,18 @@ both!(fund_moves_follow_every_rule_in_order, |t: TestApp| async move {
     for bad in ["1e3", "10.001", "-5", "ten"] {
         code(&fund(&t, &a, &o, &id, bad).await, "732");
     }
+    // A JSON boolean is no amount and no ID (it once read as 1).
+    let json_move = |amount: Value, offering: Value| {
+        json!({"accountId": a, "offeringId": offering, "tradeId": id, "amount": amount,
+               "description": "Subscription", "checkNumber": id})
+    };
+    for (body, want) in [
+        (json_move(json!(true), json!(o)), "732"),
+        (json_move(json!("50"), json!(true)), "106"),
+    ] {
+        let r = t.json_as(&t.creds(), Method::POST, "/v3/externalFundMove", &body).await;
+        code(&r, want);
+    }
     code(&fund(&t, "A9999999", &o, &id, "50").await, "148");
     code(&fund(&t, &a, "999999", &id, "50").await, "138");
     code(&fund(&t, &a, &o, "999999", "50").await, "188");

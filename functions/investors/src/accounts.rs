@@ -442,12 +442,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 pub async fn archive(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, &["archiveStatus"])?;
     let id = p.req(&["accountId"])?;
-    let status = p.req(&["archiveStatus"])?;
-    let archived = match status.trim() {
-        "1" => true,
-        "0" => false,
-        _ => return Err(ApiError::invalid("archiveStatus", "must be 1 (archived) or 0 (active)")),
-    };
+    let archived = p.archive_status()?;
     let flag = if archived { "1" } else { "0" };
     let (now, ip) = (ctx.now(), ctx.ip.to_string());
     let view = ArchiveView {

@@ -10,15 +10,6 @@ use shared::webhooks::view_event;
 use shared::{insert_array, ApiError, Ctx, Params, Plan, Reply};
 use shared::{op, Routes};
 
-/// `archiveStatus`: `1` (or `true`) archives, `0` (or `false`) makes the record active again.
-fn archive_status(p: &Params) -> Result<bool, ApiError> {
-    match p.req(&["archiveStatus"])?.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" => Ok(true),
-        "0" | "false" => Ok(false),
-        _ => Err(ApiError::invalid("archiveStatus", "must be 1 (archived) or 0 (active)")),
-    }
-}
-
 /// The writes of the new status on the party or entity; `198` for an unknown or deleted ID.
 async fn set<R: PartyRecord>(ctx: &Ctx, id: &str, archived: bool) -> Result<Vec<Write>, ApiError> {
     let now = ctx.now();
@@ -34,7 +25,7 @@ async fn set<R: PartyRecord>(ctx: &Ctx, id: &str, archived: bool) -> Result<Vec<
 /// same fields. Archived records show `partystatus` `Archived` in the lists.
 pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId"])?;
-    let archived = archive_status(&p)?;
+    let archived = p.archive_status()?;
     let flag = if archived { "1" } else { "0" };
     let view = ArchiveView {
         id: &id,

@@ -273,11 +273,7 @@ fn replace(ctx: &Ctx, before: &Raw, after: &Document) -> Result<Write, ApiError>
 pub async fn update_archive_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
     let named = Named::parse(&p, true)?;
-    let archived = match p.req(&["archiveStatus"])?.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" => true,
-        "0" | "false" => false,
-        _ => return Err(ApiError::invalid("archiveStatus", "must be 1 (archived) or 0 (active)")),
-    };
+    let archived = p.archive_status()?;
     let trade = trade_of(&ctx, &id).await?.rec;
     let after = ctx
         .transact(async move |ctx, _| {

@@ -363,11 +363,7 @@ pub async fn update_transaction_type(ctx: Ctx, p: Params) -> Result<Reply, ApiEr
 /// partyId, offeringId, orderStatus, archiveStatus}]` and fires the same fields.
 pub async fn update_archive_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
-    let archived = match p.req(&["archiveStatus"])?.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" => true,
-        "0" | "false" => false,
-        _ => return Err(ApiError::invalid("archiveStatus", "must be 1 (archived) or 0 (active)")),
-    };
+    let archived = p.archive_status()?;
     let after = simple_change(
         &ctx,
         None,

@@ -148,12 +148,13 @@ fn integral_text(n: &serde_json::Number) -> Option<String> {
     exact.fract().is_zero().then(|| exact.normalize().to_string())
 }
 
-/// Renders a JSON scalar as the string a form would have carried.
+/// Renders a JSON scalar as the string a form would have carried. A boolean is its word, which
+/// every flag parameter takes and no number or ID parses (`true` is not the amount 1).
 fn scalar_text(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(if *b { "1" } else { "0" }.to_owned()),
+        Value::Bool(b) => Some(b.to_string()),
         _ => None,
     }
 }
@@ -280,6 +281,16 @@ impl Params {
             return None;
         }
         self.opt(&[name]).ok().flatten()
+    }
+
+    /// `archiveStatus` (required): `1` or `true` archives, `0` or `false` makes the record
+    /// active again.
+    pub fn archive_status(&self) -> Result<bool, ApiError> {
+        match self.req(&["archiveStatus"])?.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" => Ok(true),
+            "0" | "false" => Ok(false),
+            _ => Err(ApiError::invalid("archiveStatus", "must be 1 (archived) or 0 (active)")),
+        }
     }
 
     /// Like [`Params::opt`], empty string when absent.

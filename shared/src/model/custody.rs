@@ -405,7 +405,7 @@ pub const PARTY_SUPPLEMENT_FIELDS: &[&str] = &[
 
 /// A party supplement value as stored (part 3): `salutation` and `beneficiaryType` take
 /// their numeric aliases (unknown values kept, not validated); the yes/no fields take
-/// `Yes`/`No` in any case or `1`/`2`, anything else storing empty.
+/// `Yes`/`No` in any case, `1`/`2` or a JSON boolean, anything else storing empty.
 pub fn party_field_value(field: &str, raw: &str) -> String {
     let v = raw.trim();
     let alias = |names: &[&str]| -> String {
@@ -418,9 +418,10 @@ pub fn party_field_value(field: &str, raw: &str) -> String {
         "salutation" => alias(&["Mr.", "Mrs.", "Ms.", "Dr."]),
         "beneficiaryType" => alias(&["Spouse", "Non-Spouse", "Trust/Entity"]),
         "authorizedSigner" | "controlPerson" | "politicallyExposedPerson" | "publicCompany" => {
-            if v.eq_ignore_ascii_case("yes") || v == "1" {
+            let v = v.to_ascii_lowercase();
+            if matches!(v.as_str(), "yes" | "1" | "true") {
                 "Yes".into()
-            } else if v.eq_ignore_ascii_case("no") || v == "2" {
+            } else if matches!(v.as_str(), "no" | "2" | "false") {
                 "No".into()
             } else {
                 String::new()
