@@ -1,11 +1,13 @@
 //! The Lambda adapters: configuration and SDK clients built once at cold start, API Gateway
 //! HTTP API events through the same kernel as the local API, and JSON logs.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use lambda_http::request::RequestContext;
-use lambda_http::{Body, Request, RequestExt, Response};
+use lambda_http::request::{LambdaRequest, RequestContext};
+use lambda_http::{Body, LambdaEvent, Request, RequestExt, Response};
+use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 
 use crate::app::OperatorAccess;
 use crate::aws::LazyClient;
@@ -22,9 +24,69 @@ use crate::App;
 pub async fn serve(function: Function) -> Result<(), lambda_http::Error> {
     let app = Arc::new(app(function).await?);
     if function.operator {
-        lambda_http::run(lambda_http::service_fn(move |req| handle_operator(app.clone(), req))).await
+        run_http(lambda_http::service_fn(move |req| handle_operator(app.clone(), req))).await
     } else {
-        lambda_http::run(lambda_http::service_fn(move |req| handle(app.clone(), req))).await
+        run_http(lambda_http::service_fn(move |req| handle(app.clone(), req))).await
+    }
+}
+
+/// `lambda_http::run`, with each event made convertible first: lambda_http panics on an
+/// event it cannot turn into an `http::Request`, and a panic there, before the handler, ends
+/// the process (anyone could send `?x="`).
+async fn run_http<S>(handler: S) -> Result<(), lambda_http::Error>
+where
+    S: lambda_http::Service<Request, Response = Response<Body>, Error = lambda_http::Error>,
+    S::Future: Send + 'static,
+{
+    lambda_runtime::run(Convertible(lambda_http::Adapter::from(handler))).await
+}
+
+/// A service of API Gateway events that hands the inner one only events that convert.
+struct Convertible<S>(S);
+
+impl<S> lambda_http::Service<LambdaEvent<LambdaRequest>> for Convertible<S>
+where
+    S: lambda_http::Service<LambdaEvent<LambdaRequest>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut event: LambdaEvent<LambdaRequest>) -> Self::Future {
+        convertible(&mut event.payload);
+        self.0.call(event)
+    }
+}
+
+/// Bytes a URI's query cannot carry as they are (the URL standard's query set, and the
+/// backtick, which the `http` crate refuses too); non-ASCII is always encoded.
+const NOT_IN_QUERY: &AsciiSet = &CONTROLS.add(b' ').add(b'"').add(b'#').add(b'<').add(b'>').add(b'`');
+/// The same for a path, where `?` would start the query.
+const NOT_IN_PATH: &AsciiSet = &NOT_IN_QUERY.add(b'?');
+
+/// Percent-encodes what the URI cannot carry in the raw path and query (encoded, they decode
+/// to the same parameters), and reads a body API Gateway marked base64 but is not as text.
+fn convertible(event: &mut LambdaRequest) {
+    let LambdaRequest::ApiGatewayV2(ag) = event else {
+        return;
+    };
+    let encode = |text: &mut Option<String>, set: &'static AsciiSet| {
+        if let Some(t) = text {
+            if let Cow::Owned(encoded) = utf8_percent_encode(t, set).into() {
+                *t = encoded;
+            }
+        }
+    };
+    encode(&mut ag.raw_path, NOT_IN_PATH);
+    encode(&mut ag.raw_query_string, NOT_IN_QUERY);
+    if ag.is_base64_encoded {
+        use base64::Engine;
+        let body = ag.body.as_deref().unwrap_or_default();
+        ag.is_base64_encoded = base64::engine::general_purpose::STANDARD.decode(body).is_ok();
     }
 }
 
@@ -299,11 +361,17 @@ pub async fn handle_operator(app: Arc<App>, req: Request) -> Result<Response<Bod
 /// before the function answers (a Lambda is frozen once it returns); the queue delays them
 /// so the POST follows the response.
 pub async fn handle(app: Arc<App>, req: Request) -> Result<Response<Body>, lambda_http::Error> {
+    let head_request = req.method() == http::Method::HEAD;
     let handled = app.handle(raw_request(&app, req)).await;
     app.dispatch(handled.events).await;
     let (head, bytes) = handled.response.into_parts();
-    let text = String::from_utf8(bytes.to_vec()).unwrap_or_default();
-    Ok(Response::from_parts(head, Body::Text(text)))
+    // What hyper does for the local API: no body on a 304 or 204, nor for a HEAD request.
+    let bodiless = head_request || matches!(head.status.as_u16(), 204 | 304);
+    let body = match String::from_utf8(bytes.to_vec()) {
+        Ok(text) if !bodiless => Body::Text(text),
+        _ => Body::Empty,
+    };
+    Ok(Response::from_parts(head, body))
 }
 
 /// Delivers a batch of queued webhooks concurrently. Messages that could not be processed
@@ -449,6 +517,48 @@ mod tests {
         let list = raw_request(&memory_app(OperatorAccess::Disabled), event(LIST_PARTIES));
         assert_eq!(list.path, "/v3/parties");
         assert_eq!(list.query.as_deref(), Some("limit=5&offset=0"));
+    }
+
+    /// PING with `edit` applied, through the conversion lambda_http makes after ours.
+    fn converted(edit: impl FnOnce(&mut Value)) -> Request {
+        let mut json: Value = serde_json::from_str(PING).expect("JSON");
+        edit(&mut json);
+        let mut event: LambdaRequest = serde_json::from_value(json).expect("a v2 event");
+        convertible(&mut event);
+        Request::from(event)
+    }
+
+    #[test]
+    fn events_lambda_http_would_panic_on_reach_the_kernel_as_sent() {
+        let app = memory_app(OperatorAccess::Disabled);
+        let text = "a \"b\" <c> #d `e` é {f}|^\\";
+        let query = format!("filter={{\"firstName\":\"Ann\"}}&x={text}&y=%41+1");
+        let raw = raw_request(&app, converted(|e| e["rawQueryString"] = query.as_str().into()));
+        let params = crate::Params::from_query(raw.query.as_deref()).expect("a query");
+        assert_eq!(params.text(&["filter"]).unwrap(), r#"{"firstName":"Ann"}"#);
+        assert_eq!(params.text(&["x"]).unwrap(), text);
+        assert_eq!(params.text(&["y"]).unwrap(), "A 1");
+
+        let raw = raw_request(&app, converted(|e| e["rawPath"] = "/v3/parties/P \"1\"?".into()));
+        assert_eq!(raw.path, "/v3/parties/P%20%221%22%3F");
+
+        let raw = raw_request(
+            &app,
+            converted(|e| {
+                e["isBase64Encoded"] = true.into();
+                e["body"] = "firstName=Ann!".into();
+            }),
+        );
+        assert_eq!(raw.body.expect("a body").as_ref(), b"firstName=Ann!");
+    }
+
+    #[tokio::test]
+    async fn no_body_goes_with_a_head_request() {
+        let app = memory_app(OperatorAccess::Disabled);
+        let head = converted(|e| e["requestContext"]["http"]["method"] = "HEAD".into());
+        let resp = handle(app, head).await.expect("a response");
+        assert_eq!(resp.status(), 404);
+        assert!(resp.body().is_empty());
     }
 
     #[tokio::test]
