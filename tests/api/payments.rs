@@ -188,6 +188,16 @@ both!(external_accounts_round_trip, |t: TestApp| async move {
         .post("getExternalAccount", &[("types", "Issuer"), ("issuerId", &issuer)])
         .await;
     assert_eq!(r.json["statusDesc"]["AccountNickName"], "Operating");
+    // Its ACH history (OBSERVED-MORE: accountId or issuerId) is empty: moves debit investors.
+    let r = t.post("getExternalFundMoveHistory", &[("issuerId", &issuer)]).await;
+    code(&r, "101");
+    assert_eq!(r.json["accountDetails"], json!([]));
+    for unknown in ["999999", "x"] {
+        code(
+            &t.post("getExternalFundMoveHistory", &[("issuerId", unknown)]).await,
+            "136",
+        );
+    }
 });
 
 both!(external_account_refusals_write_nothing, |t: TestApp| async move {

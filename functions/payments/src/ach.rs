@@ -10,13 +10,14 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use shared::billing::billing;
 use shared::mask::MASK;
-use shared::model::ids::{no_trade, numeric_id, AccountId};
+use shared::model::ids::{no_trade, numeric_id, AccountId, IssuerId};
 use shared::model::payments::{
     ach_blocked, already_funding, check_aba, fund_amount, money, no_provider, FundMove, FundMoveEvent, FundStatus,
     FUND_MOVE, R01, SANDBOX_R01, SANDBOX_SETTLED, STATUS_METHOD,
 };
 use shared::model::trade::{wrong_status, Trade, TradeStatus};
 use shared::records::active_account;
+use shared::records::issuer::live_issuer;
 use shared::records::link::primary_party;
 use shared::records::payments as pay;
 use shared::records::trade;
@@ -403,9 +404,15 @@ pub async fn info(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         .with("ACHDetails", &details))
 }
 
-/// `POST /v3/getExternalFundMoveHistory`: `accountId`; `accountDetails` = every move of the
-/// account, oldest first (OBSERVED-MORE's fields plus `type`: `debit` or `refund`).
+/// `POST /v3/getExternalFundMoveHistory`: `accountId` (or, OBSERVED-MORE, `issuerId`);
+/// `accountDetails` = every move of the account, oldest first (OBSERVED-MORE's fields plus
+/// `type`: `debit` or `refund`). An issuer's is empty: ACH moves debit and refund investors.
 pub async fn history(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
+    if p.opt(&["accountId"])?.is_none() && p.opt(&["issuerId"])?.is_some() {
+        let issuer = IssuerId::param(&p, &["issuerId"])?;
+        live_issuer(ctx.store(), ctx.client_id(), &issuer).await?;
+        return Ok(Reply::ok().with_value("accountDetails", Value::Array(Vec::new())));
+    }
     let account = AccountId::param(&p, &["accountId"])?;
     shared::records::live::<shared::model::Account>(&ctx, account.as_str(), shared::model::ids::no_account).await?;
     let moves = pay::account_moves(ctx.store(), ctx.client_id(), account.as_str(), false).await?;
