@@ -825,7 +825,15 @@ both!(
         );
         code(&t.post("getIssuerApprovedSecurities", &[]).await, "106");
         code(&t.post("matchedTradenotify", &[("matchId", "999999")]).await, "106");
-        code(&t.post("getOrder", &[("orderid", "x")]).await, "106");
+        // Every group's 106 body: the parameter named, and Error(s).
+        let r = t.post("getOrder", &[("orderid", "x")]).await;
+        code(&r, "106");
+        assert_eq!(r.json["Error(s)"], "orderid : Order does not exist", "{:?}", r.json);
+        let r = t
+            .post("getClob", &[("securityID", &m.security), ("issuerID", "abc")])
+            .await;
+        code(&r, "106");
+        assert_eq!(r.desc(), "Invalid parameter issuerID: Numeric values only");
     }
 );
 

@@ -317,12 +317,12 @@ fn clob_side(quote: Quote<Decimal>) -> Value {
     }
 }
 
-/// `POST /v3/getClob`: `securityID`, `issuerID` (`138` unless an approved offering of the
-/// caller and its issuer). Answers `orderDetailsAll` with the best live bid and offer from
-/// `Live` and `Partially Executed` orders.
+/// `POST /v3/getClob`: `securityID`, `issuerID` (an integer, part 3: `106` when not; `138`
+/// unless an approved offering of the caller and its issuer). Answers `orderDetailsAll` with
+/// the best live bid and offer from `Live` and `Partially Executed` orders.
 async fn clob(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let security_id = p.req(&["securityID", "securityId"])?;
-    let issuer_id = p.req(&["issuerID", "issuerId"])?;
+    let issuer_id = numeric_id("issuerID", &p.req(&["issuerID", "issuerId"])?)?;
     let offering = security(&ctx, &security_id, Some(&issuer_id)).await?;
     let now = ctx.app.clock.now();
     let mut core = Book::new();

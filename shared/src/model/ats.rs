@@ -53,18 +53,19 @@ impl OrderStatus {
     }
 }
 
-/// `106` naming `field`, the code every invalid ATS parameter answers.
+/// `106` naming `field`, the code every invalid ATS parameter answers, in the body every
+/// group's `106` has (`Invalid parameter …` and `Error(s)`).
 pub fn invalid(field: &str, why: &str) -> ApiError {
-    ApiError::coded("106", format!("{field}: {why}"))
+    ApiError::invalid(field, why)
 }
 
-/// `106`: the order or match does not exist (CONTRACT), or the change is not allowed.
+/// `106`: the order or match does not exist (CONTRACT).
 pub fn no_order() -> ApiError {
-    ApiError::coded("106", "Order does not exist")
+    ApiError::invalid("orderid", "Order does not exist")
 }
 
 pub fn no_match() -> ApiError {
-    ApiError::coded("106", "Matched trade does not exist")
+    ApiError::invalid("matchId", "Matched trade does not exist")
 }
 
 /// An order as stored.
