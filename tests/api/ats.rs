@@ -714,6 +714,41 @@ both!(a_redelivered_book_message_changes_no_fill, |t: TestApp| async move {
 });
 
 both!(
+    an_order_whose_book_message_was_lost_is_sent_again,
+    |t: TestApp| async move {
+        let m = market(&t).await;
+        let (a, b) = (create_account(&t).await, create_account(&t).await);
+        let ask = order(&t, &m, &a, "Sell", "10", "5").await;
+        t.settle().await;
+        let later = |secs| t.clock.set(Utc::now() + chrono::TimeDelta::seconds(secs));
+        later(11);
+        assert_eq!(t.open_books().await, 0, "orders placed leave no mark");
+        // createOrder's writes committed, then the process stopped before the hand-over: a
+        // crossing bid the book never heard of.
+        let store = t.store();
+        let mut bid = shared::records::ats::order(store, &t.client_id, &ask)
+            .await
+            .unwrap()
+            .unwrap()
+            .rec;
+        (bid.order_id, bid.member_id, bid.account_id) = ("900000001".into(), b.clone(), b.clone());
+        (bid.side, bid.seq, bid.matches) = ("Buy".into(), 0, Vec::new());
+        (bid.shares, bid.remaining_shares) = (4, 4);
+        bid.updated_date = shared::clock::timestamp(shared::clock::Clock::now(t.clock.as_ref()));
+        store
+            .write(shared::records::ats::insert_order(&t.client_id, &bid).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(t.open_books().await, 0, "not before it has had its moment");
+        later(22);
+        assert_eq!(t.open_books().await, 1);
+        assert_eq!(status(&get_order(&t, &bid.order_id).await), "Executed");
+        assert_eq!(get_order(&t, &ask).await["shares_remaining"], 6);
+        assert_eq!(t.open_books().await, 0, "sent once");
+    }
+);
+
+both!(
     many_concurrent_crossing_orders_and_cancels_never_double_fill_or_leave_a_cross,
     |t: TestApp| async move {
         let t = Arc::new(t);

@@ -292,8 +292,13 @@ pub fn core_order(o: &AtsOrder) -> Order<Decimal> {
     }
 }
 
+/// How long an order may wait for its book before its message counts as lost (the book
+/// places one in milliseconds; SQS FIFO under load in seconds).
+const STRANDED_AFTER: chrono::TimeDelta = chrono::TimeDelta::seconds(10);
+
 /// Sends every book that waits for its market's open, once the market is open, its
-/// uncrossing message (the local API does this every second; in AWS a schedule every
+/// uncrossing message, and again the message of every order its book has not placed for
+/// [`STRANDED_AFTER`] (the local API does this every second; in AWS a schedule every
 /// minute). Answers how many were sent.
 pub async fn open_books(ports: Arc<Ports>) -> Result<usize, ApiError> {
     let Some(sequencer) = ports.sequencer.clone() else {
@@ -317,6 +322,20 @@ pub async fn open_books(ports: Arc<Ports>) -> Result<usize, ApiError> {
                 .map_err(|e| ApiError::internal_from("book message not sent", e))?;
             sent += 1;
         }
+    }
+    let cutoff = shared::clock::timestamp(now - STRANDED_AFTER);
+    for (client, security, order) in book::stranded(ports.store.as_ref(), &cutoff).await? {
+        tracing::warn!(%client, %order, "an order its book never placed: its message goes again");
+        let msg = BookMessage {
+            client_id: client,
+            security_id: security,
+            order_id: Some(order),
+        };
+        sequencer
+            .send(&ports, msg)
+            .await
+            .map_err(|e| ApiError::internal_from("book message not sent", e))?;
+        sent += 1;
     }
     Ok(sent)
 }

@@ -9,6 +9,7 @@
 //! - a security's time-priority counter: `{client}#BOOKSEQ` / securityId;
 //! - `ATSWAIT` / `{client}#{securityId}`: orders rested on the book while the market was
 //!   closed and may cross; the open uncrosses them;
+//! - `ATSNEW` / `{client}#{securityId}#{orderId}`: an open order its book has not placed yet;
 //! - the operator's order approval per issuer, and the global and per-security hours.
 
 use rust_decimal::Decimal;
@@ -72,11 +73,15 @@ fn book_entry(client: &str, o: &AtsOrder) -> Write {
 
 const EXPIRY: &str = "ATSEXP";
 
-/// The writes of a new order: the record, and its book entry when it already rests.
+/// The writes of a new order: the record, and its book entry when it already rests (or its
+/// arrival mark when its book has yet to place it).
 pub fn insert_order(client: &str, o: &AtsOrder) -> Result<Vec<Write>, ApiError> {
     let mut writes = super::insert(client, o)?;
     if on_book(o) {
         writes.push(book_entry(client, o));
+    }
+    if arriving(o) {
+        writes.push(arrival(client, o));
     }
     Ok(writes)
 }
@@ -96,7 +101,53 @@ pub fn change_order(client: &str, before: &Stored<AtsOrder>, after: &AtsOrder) -
     if is && (!was || moved) {
         writes.push(book_entry(client, after));
     }
+    match (arriving(&before.rec), arriving(after)) {
+        (false, true) => writes.push(arrival(client, after)),
+        (true, false) => writes.push(Write::Delete {
+            key: arrival_key(client, after),
+            cond: None,
+        }),
+        _ => {}
+    }
     Ok(writes)
+}
+
+// ---------------------------------------------------------------- orders not yet on their book
+
+/// An open order its book has not placed yet (`seq` 0) stands under `ATSNEW` from the write
+/// that makes it so until the write that places, fills or ends it. A mark that outlives a
+/// moment means the book never got the order's message (the process stopped between the
+/// commit and the hand-over, or with the message in the local API's lane): [`stranded`]
+/// finds it, and the book's sweep sends the message again (a repeat changes nothing).
+const ARRIVING: &str = "ATSNEW";
+
+fn arriving(o: &AtsOrder) -> bool {
+    o.seq == 0 && o.order_status.is_open()
+}
+
+fn arrival_key(client: &str, o: &AtsOrder) -> Key {
+    Key::new(ARRIVING, format!("{client}#{}#{}", o.security_id, o.order_id))
+}
+
+/// The mark, with the time of the order's change (`at`, part 1's timestamp: it sorts).
+fn arrival(client: &str, o: &AtsOrder) -> Write {
+    let mut item = arrival_key(client, o).item();
+    item.insert("at".into(), Val::S(o.updated_date.clone()));
+    Write::Put { item, cond: None }
+}
+
+/// Orders marked arriving at `cutoff` or before: `(client, securityId, orderId)`.
+pub async fn stranded(store: &dyn Store, cutoff: &str) -> Result<Vec<(String, String, String)>, ApiError> {
+    let items = super::query_all(store, Query::new(Index::Table, ARRIVING)).await?;
+    Ok(items
+        .iter()
+        .filter(|i| i.get("at").and_then(Val::as_str).is_some_and(|at| at <= cutoff))
+        .filter_map(|i| {
+            let mut parts = i.get("sk").and_then(Val::as_str)?.rsplitn(3, '#');
+            let (order, security, client) = (parts.next()?, parts.next()?, parts.next()?);
+            Some((client.to_owned(), security.to_owned(), order.to_owned()))
+        })
+        .collect())
 }
 
 pub fn insert_match(client: &str, m: &MatchedTrade) -> Result<Vec<Write>, ApiError> {
