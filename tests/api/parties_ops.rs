@@ -992,3 +992,25 @@ both!(
 );
 
 // ---------------------------------------------------------------- costs
+
+both!(
+    concurrent_updates_of_one_party_all_succeed_and_the_last_writer_wins,
+    |t: TestApp| async move {
+        // Part 1, Retry behaviour 4: concurrent calls on one ID are not ordered; each succeeds
+        // and the last writer's snapshot stands.
+        let t = std::sync::Arc::new(t);
+        let id = create_party(&t).await;
+        let names: Vec<String> = (0..32).map(|i| format!("Name{i}")).collect();
+        let calls = names.iter().cloned().map(|name| {
+            let (t, id) = (t.clone(), id.clone());
+            tokio::spawn(async move { t.post("updateParty", &[("partyId", &id), ("firstName", &name)]).await })
+        });
+        for call in futures_util::future::join_all(calls).await {
+            let r = call.unwrap();
+            assert_eq!(r.code(), "101", "{:?}", r.json);
+        }
+        let r = t.post("getParty", &[("partyId", &id)]).await;
+        let first = r.json["partyDetails"][0]["firstName"].as_str().unwrap();
+        assert!(names.iter().any(|n| n == first), "{first}");
+    }
+);
