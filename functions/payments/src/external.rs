@@ -5,13 +5,14 @@
 use serde::Serialize;
 use serde_json::Value;
 use shared::http::envelope::insert_array;
+use shared::mask::b64;
 use shared::model::ids::{AccountId, IssuerId};
-use shared::model::payments::{check_nickname, digits, ExternalAccount, Owner};
+use shared::model::payments::{check_nickname, digits, ExternalAccount, ExternalAccountView, Owner};
 use shared::records::active_account;
 use shared::records::issuer::live_issuer;
 use shared::records::payments as pay;
 use shared::records::Stored;
-use shared::webhooks::view_event;
+use shared::webhooks::{bank_number, view_event};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 /// `116`: the owner already has an external account.
@@ -123,6 +124,18 @@ const FIELDS: &[&str] = &[
     "updatedIpAddress",
 ];
 
+/// The record as its webhooks carry it: part 1's base64 numbers, of the numbers as a webhook
+/// may show them (CONTRACT: masked but the last four, or encrypted under the client's key).
+fn webhook_view<'a>(ctx: &Ctx, record: &'a ExternalAccount) -> Result<ExternalAccountView<'a>, ApiError> {
+    let key = ctx.client.webhook_key.as_deref();
+    let shown = |number: &str| bank_number(number, key).map(|n| b64(&n));
+    Ok(ExternalAccountView {
+        routing_number: shown(&record.routing_number)?,
+        account_number: shown(&record.account_number)?,
+        ..record.view()
+    })
+}
+
 /// `POST /v3/createExternalAccount`: `types`, `accountId` or `issuerId`, `ExtAccountfullname`,
 /// `Extnickname`, `ExtRoutingnumber` (nine digits), `ExtAccountnumber` (digits) required;
 /// `ExtBankname`, `accountType` (as sent, `Checking` when blank), `updatedIpAddress` optional.
@@ -136,7 +149,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 return Err(already_exists());
             }
             let write = pay::external_put(ctx.client_id(), &record, None)?;
-            let event = view_event("createExternalAccount", &record.view());
+            let event = view_event("createExternalAccount", &webhook_view(&ctx, &record)?);
             Ok(Plan::new(vec![write], record.clone()).event(event))
         })
         .await?;
@@ -155,7 +168,7 @@ pub async fn update(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             let mut after = record.clone();
             after.created_date.clone_from(&before.rec.created_date);
             let write = pay::external_put(ctx.client_id(), &after, Some(before.version))?;
-            let event = view_event("updateExternalAccount", &after.view());
+            let event = view_event("updateExternalAccount", &webhook_view(&ctx, &after)?);
             Ok(Plan::new(vec![write], after).event(event))
         })
         .await?;
