@@ -260,3 +260,24 @@ both!(
         assert!(entity.next(1).await.is_none(), "createEntity sends no webhook");
     }
 );
+
+both!(
+    one_clients_hanging_receiver_holds_up_no_other_clients_webhooks,
+    |t: TestApp| async move {
+        // Client A's receiver hangs, with more of A's POSTs to it than one lane holds.
+        let hanging = Listener::start(200).await;
+        hanging.set_stalled(true);
+        let urls: Vec<String> = (0..10).map(|i| format!("{}?n={i}", hanging.url)).collect();
+        let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+        t.register_webhook("createParty", &urls).await;
+        create_party(&t).await;
+        // Client B's receiver, on the same host, gets its webhook at once.
+        let b = t.new_client(json!({"scopes": ["*"]})).await;
+        let mut fast = Listener::start(200).await;
+        let path = format!("/operator/clients/{}/webhooks/createParty", b.id);
+        let r = t.operator(Method::PUT, &path, json!({ "urls": [fast.url] })).await;
+        assert_eq!(r.status, 200);
+        create_party_as(&t, &b).await;
+        assert!(fast.next(2).await.is_some(), "B's webhook waited for A's receiver");
+    }
+);

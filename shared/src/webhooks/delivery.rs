@@ -142,27 +142,36 @@ pub fn is_public(ip: IpAddr) -> bool {
         || (seg[0] == 0x0100 && seg[1..4].iter().all(|s| *s == 0)))
 }
 
-/// Most webhook POSTs in flight at once, in all and to one host: slow receivers hold
-/// connections for up to 5 s each, and must not exhaust file descriptors or starve others.
+/// Most webhook POSTs in flight at once: in all, of one client, and of one client to one
+/// host. Slow receivers hold connections for up to 5 s each, and must not exhaust file
+/// descriptors or starve others: a client's slow endpoint holds up only that client's
+/// webhooks (another client's to the same host, a shared integration platform say, go on).
 const MAX_IN_FLIGHT: usize = 64;
+const MAX_PER_CLIENT: usize = 16;
 const MAX_PER_HOST: usize = 8;
+
+/// A client's lane of POSTs (to every host, or to one), and its size.
+type Lanes = HashMap<(String, Option<String>), (Arc<Semaphore>, usize)>;
 
 /// The bounds of concurrent deliveries, shared by a deliverer's clones.
 struct Limits {
     all: Semaphore,
-    hosts: Mutex<HashMap<String, Arc<Semaphore>>>,
+    lanes: Mutex<Lanes>,
 }
 
 impl Limits {
-    fn host(&self, host: &str) -> Arc<Semaphore> {
-        let mut hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
-        if hosts.len() >= 4 * MAX_IN_FLIGHT {
-            // Forget the hosts nobody is sending to.
-            hosts.retain(|_, s| s.available_permits() < MAX_PER_HOST);
+    /// The lane of `client`'s POSTs to `host`, or to every host.
+    fn lane(&self, client: &str, host: Option<&str>) -> Arc<Semaphore> {
+        let mut lanes = self.lanes.lock().unwrap_or_else(|e| e.into_inner());
+        if lanes.len() >= 4 * MAX_IN_FLIGHT {
+            // Forget the lanes nobody is sending through.
+            lanes.retain(|_, (s, size)| s.available_permits() < *size);
         }
-        hosts
-            .entry(host.to_owned())
-            .or_insert_with(|| Arc::new(Semaphore::new(MAX_PER_HOST)))
+        let size = if host.is_some() { MAX_PER_HOST } else { MAX_PER_CLIENT };
+        lanes
+            .entry((client.to_owned(), host.map(str::to_owned)))
+            .or_insert_with(|| (Arc::new(Semaphore::new(size)), size))
+            .0
             .clone()
     }
 }
@@ -184,7 +193,7 @@ impl Deliverer {
             client: build_client(&[]).unwrap_or_default(),
             limits: Arc::new(Limits {
                 all: Semaphore::new(MAX_IN_FLIGHT),
-                hosts: Mutex::default(),
+                lanes: Mutex::default(),
             }),
         }
     }
@@ -244,7 +253,9 @@ impl Deliverer {
                 }
             }
         };
-        let sends = urls.iter().map(|url| self.post(url, &tokens, body.clone()));
+        let sends = urls
+            .iter()
+            .map(|url| self.post(&env.client_id, url, &tokens, body.clone()));
         for (url, result) in urls.iter().zip(futures_util::future::join_all(sends).await) {
             match result {
                 Ok(status) => {
@@ -258,10 +269,13 @@ impl Deliverer {
         Ok(())
     }
 
-    async fn post(&self, url: &str, tokens: &[String], body: String) -> Result<u16, String> {
+    async fn post(&self, client: &str, url: &str, tokens: &[String], body: String) -> Result<u16, String> {
         let parsed = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
-        let host = self.limits.host(parsed.host_str().unwrap_or_default());
+        // Always in this order (host lane, client lane, all): no two POSTs wait on each other.
+        let host = self.limits.lane(client, Some(parsed.host_str().unwrap_or_default()));
         let _host = host.acquire().await.map_err(|e| e.to_string())?;
+        let own = self.limits.lane(client, None);
+        let _own = own.acquire().await.map_err(|e| e.to_string())?;
         let _all = self.limits.all.acquire().await.map_err(|e| e.to_string())?;
         let pinned = self.policy.resolve(&parsed).await?;
         let client = if pinned.is_empty() {
@@ -310,22 +324,42 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn deliveries_to_one_host_are_bounded() {
+    async fn deliveries_are_bounded_by_client_and_host() {
         let d = Deliverer::new(
             Arc::new(crate::store::embedded::EmbeddedStore::in_memory()),
             UrlPolicy::Sandbox,
         );
-        let host = d.limits.host("slow.example");
+        let host = d.limits.lane("a", Some("slow.example"));
         let held: Vec<_> = (0..MAX_PER_HOST)
             .map(|_| host.try_acquire().expect("a permit"))
             .collect();
-        assert!(host.try_acquire().is_err(), "a ninth POST to one host waits");
         assert!(
-            d.limits.host("other.example").try_acquire().is_ok(),
+            host.try_acquire().is_err(),
+            "a ninth POST of one client to one host waits"
+        );
+        assert!(
+            d.limits.lane("a", Some("other.example")).try_acquire().is_ok(),
             "other hosts do not"
         );
+        assert!(
+            d.limits.lane("b", Some("slow.example")).try_acquire().is_ok(),
+            "nor does another client's POST to the same host"
+        );
         drop(held);
-        assert_eq!(d.limits.host("slow.example").available_permits(), MAX_PER_HOST);
+        assert_eq!(
+            d.limits.lane("a", Some("slow.example")).available_permits(),
+            MAX_PER_HOST
+        );
+        let own = d.limits.lane("a", None);
+        let held: Vec<_> = (0..MAX_PER_CLIENT)
+            .map(|_| own.try_acquire().expect("a permit"))
+            .collect();
+        assert!(
+            own.try_acquire().is_err(),
+            "a client's POSTs to many hosts are bounded too"
+        );
+        assert!(d.limits.lane("b", None).try_acquire().is_ok());
+        drop(held);
     }
 
     #[test]
