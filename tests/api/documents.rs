@@ -708,6 +708,28 @@ both!(requested_uploads, |t: TestApp| async move {
         &t.post("getuploadPartyDocument", &[("partyId", "A9999999")]).await,
         "148",
     );
+    // The party's own uploads are listed too (RV's client looks for what it uploaded there),
+    // in order, without a request.
+    let r = t
+        .multipart(
+            "uploadPartyDocument",
+            &[("partyId", &party), ("documentTitle", "Passport [id: 7]")],
+            &file0,
+        )
+        .await;
+    code(&r, "101");
+    let r = t.post("getuploadPartyDocument", &[("partyId", &party)]).await;
+    let docs = r.json["partyDocumentDetails"].as_array().unwrap();
+    assert_eq!(docs.len(), 4);
+    assert_eq!(
+        (&docs[3]["documentTitle"], &docs[3]["requestId"]),
+        (&json!("Passport [id: 7]"), &json!(""))
+    );
+    let own = docs[3]["documentid"].as_str().unwrap();
+    let r = t
+        .post("getuploadPartyDocument", &[("partyId", &party), ("documentId", own)])
+        .await;
+    assert_eq!(r.json["partyDocumentDetails"][0]["documentTitle"], "Passport [id: 7]");
 
     // An account and an entity investor.
     let account_req = request_id(&t, &account).await;

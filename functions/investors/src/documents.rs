@@ -312,28 +312,37 @@ pub async fn request_upload(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     Ok(uploaded())
 }
 
-/// `POST /v3/getuploadPartyDocument`: `partyId` (the `investorId` the documents were sent
-/// for: party, entity or account), optional `documentId`; `partyDocumentDetails` array of
-/// the documents sent through requestUploadPartyDocument, each as getPartyDocument's plus
-/// `requestId`.
+/// `POST /v3/getuploadPartyDocument`: `partyId` (the `investorId` requestUploadPartyDocument
+/// takes: a party, entity or account), optional `documentId`; `partyDocumentDetails` array of
+/// the investor's documents, oldest first, each as getPartyDocument's plus `requestId`: its
+/// own uploads (uploadPartyDocument, uploadEntityDocument, uploadAccountDocument; `requestId`
+/// empty), where RV's client looks for what it uploaded (OBSERVED-MORE), and those sent
+/// through requestUploadPartyDocument.
 pub async fn get_requested(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = p.req(&["partyId", "investorId"])?;
     let doc = document_id(&p)?;
-    if id.starts_with('A') {
+    let own = if id.starts_with('A') {
         existing_account(&ctx, &id).await?;
+        ACCOUNT
     } else if id.starts_with('E') {
         live_entity(&ctx, &id).await?;
+        ENTITY
     } else {
         live_party(&ctx, &id).await?;
+        PARTY
+    };
+    let owners = [own, REQUESTED].map(|kind| Owner { kind, id: &id });
+    let mut docs = Vec::new();
+    for owner in owners {
+        match &doc {
+            Some(d) => docs.extend(documents::find(&ctx, owner, d).await?),
+            None => docs.extend(documents::list(&ctx, owner).await?),
+        }
     }
-    let owner = Owner {
-        kind: REQUESTED,
-        id: &id,
-    };
-    let docs = match doc {
-        Some(d) => vec![documents::find(&ctx, owner, &d).await?.ok_or_else(no_document)?],
-        None => documents::list(&ctx, owner).await?,
-    };
+    if doc.is_some() && docs.is_empty() {
+        return Err(no_document());
+    }
+    docs.sort_by_key(|d| d.id.parse::<u64>().unwrap_or(u64::MAX));
     let mut out = Vec::with_capacity(docs.len());
     for d in &docs {
         let mut m = d.view(&ctx, "partyid").await?;
