@@ -605,6 +605,9 @@ both!(
             (vec![("partyId", &id), ("entityName", "")], "106"),
             (vec![("partyId", &id), ("totalAssets", "many")], "106"),
             (vec![("partyId", &id), ("formationDate", "2001/03/04")], "106"),
+            // Part 2: two letters, NOUS outside the US.
+            (vec![("partyId", &id), ("primState", "Texas")], "106"),
+            (vec![("partyId", &id), ("primState", "T1")], "106"),
             (vec![("partyId", "E0000001"), ("entityName", "X")], "198"),
             (vec![("partyId", &party), ("entityName", "X")], "198"),
             (vec![("partyId", &theirs), ("entityName", "X")], "198"),

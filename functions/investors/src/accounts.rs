@@ -94,7 +94,7 @@ fn row_from_params(p: &Params) -> Result<Account, ApiError> {
         resident_type,
         address1,
         city,
-        state: validate::account_state(&state)?,
+        state: validate::us_state("state", &state)?,
         zip,
         country,
         entity_type: p.text(&["entityType"])?,
@@ -266,7 +266,7 @@ fn parse_changes(changes: &Map<String, Value>) -> Result<Map<String, Value>, Api
             _ => return Err(bad_request(format!("Field {k} must be a string"))),
         };
         match k.as_str() {
-            "state" => validate::account_state(&text).map_err(|e| bad_request(e.desc()))?,
+            "state" => validate::us_state("state", &text).map_err(|e| bad_request(e.desc()))?,
             "tags" => validate::tags(&text).map_err(|e| bad_request(e.desc()))?,
             _ => String::new(),
         };

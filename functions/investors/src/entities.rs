@@ -56,6 +56,10 @@ const TEXT: &[Setter<Entity>] = &[
 /// Sets every parameter the request sends (and only those), checking formats (`106`).
 fn apply(p: &Params, r: &mut Entity) -> Result<(), ApiError> {
     apply_texts(p, r, TEXT)?;
+    // Part 2: two letters, `NOUS` outside the US (createParty's is not checked, OBSERVED-MORE).
+    if let Some(v) = p.opt(&["primState"])?.filter(|v| !v.trim().is_empty()) {
+        r.prim_state = validate::us_state("primState", &v)?;
+    }
     if p.opt(&["totalAssets"])?.is_some() {
         r.total_assets = p.int("totalAssets")?;
     }

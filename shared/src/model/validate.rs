@@ -52,13 +52,14 @@ const US_STATES: &[&str] = &[
     "AA", "AE", "AP", "NOUS",
 ];
 
-/// An account's `state`: a two-letter US code, or `NOUS` outside the US (case-insensitive,
-/// stored as sent). The incumbent rejects unrecognised text with `106`.
-pub fn account_state(v: &str) -> Result<String, ApiError> {
+/// An account's `state` or an entity's `primState` (parameter `name`): a two-letter US code,
+/// or `NOUS` outside the US (case-insensitive, stored as sent). The incumbent rejects
+/// unrecognised text with `106`.
+pub fn us_state(name: &str, v: &str) -> Result<String, ApiError> {
     if US_STATES.iter().any(|s| s.eq_ignore_ascii_case(v.trim())) {
         Ok(v.to_owned())
     } else {
-        Err(ApiError::invalid("state", "must be a two-letter US state code or NOUS"))
+        Err(ApiError::invalid(name, "must be a two-letter US state code or NOUS"))
     }
 }
 
