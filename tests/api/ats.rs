@@ -167,6 +167,13 @@ both!(
             (vec![("quantity", "1.5")], "106"),
             (vec![("price", "-1")], "106"),
             (vec![("price", "1.1234567")], "106"),
+            // Plain notation only, as every amount.
+            (vec![("price", "1e2")], "106"),
+            (vec![("price", "+5")], "106"),
+            (vec![("quantity", "+10")], "106"),
+            // A typed parameter sent is checked where the order ignores it too.
+            (vec![("minimumThreshold", "abc")], "106"),
+            (vec![("expirationDate", "garbage")], "106"),
             (vec![("type", "Market")], "106"),
             (vec![("action", "Hold")], "106"),
             (vec![("expiration", "Other")], "106"),

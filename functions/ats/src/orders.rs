@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use shared::calendar::{local_date, EASTERN};
 use shared::model::ats::{execution_time, invalid, no_match, no_order, AtsOrder, OrderStatus, ORDER};
 use shared::model::ids::{numeric_id, IssuerId};
-use shared::model::Offering;
+use shared::model::{validate, Offering};
 use shared::records::ats as book;
 use shared::records::{self, Stored};
 use shared::webhooks::{view_event, Event};
@@ -30,23 +30,23 @@ fn one_of(p: &Params, name: &str, allowed: &[&'static str]) -> Result<&'static s
         .ok_or_else(|| invalid(name, &format!("one of {}", allowed.join(", "))))
 }
 
-/// A whole number of shares, at least 1.
+/// A whole number of shares in plain digits, at least 1 (and at most a trillion).
 fn shares(name: &str, raw: &str) -> Result<u64, ApiError> {
-    raw.trim()
-        .parse::<u64>()
+    u64::try_from(validate::units(name, raw)?)
         .ok()
-        .filter(|n| *n >= 1 && *n <= 1_000_000_000_000)
+        .filter(|n| *n >= 1)
         .ok_or_else(|| invalid(name, "a whole number of at least 1"))
 }
 
-/// A price: positive, at most six decimal places.
+/// A price: an amount in plain notation (no `1e2`, no sign), positive, at most six decimal
+/// places, below a trillion.
 fn price(raw: &str) -> Result<Decimal, ApiError> {
-    raw.trim()
-        .parse::<Decimal>()
-        .ok()
-        .filter(|d| *d > Decimal::ZERO && d.scale() <= 6 && *d < Decimal::from(1_000_000_000_000i64))
-        .map(|d| d.normalize())
-        .ok_or_else(|| invalid("price", "a positive decimal with at most six places"))
+    let bad = || invalid("price", "a positive decimal with at most six places");
+    validate::amount("price", raw).map_err(|_| bad()).and_then(|d| {
+        (d > Decimal::ZERO && d < Decimal::from(1_000_000_000_000i64))
+            .then(|| d.normalize())
+            .ok_or_else(bad)
+    })
 }
 
 /// `MM-DD-YYYY`, today (Eastern) or later.
@@ -109,12 +109,20 @@ async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let expiration = one_of(&p, "expiration", &["GTC", "Day", "Other"])?;
     let disclose = one_of(&p, "disclosePrice", &["Yes", "No"])?;
     let solicited = one_of(&p, "solicited", &["Solicited", "Unsolicited"])?;
+    // A typed parameter sent is checked even where its order ignores it.
+    let sent = |name: &str| p.opt(&[name]).map(|v| v.filter(|v| !v.trim().is_empty()));
     let expiration_date = match expiration {
         "Other" => {
             let raw = p.req(&["expirationDate"])?;
             expiration_date(&ctx, &raw)?.format("%m-%d-%Y").to_string()
         }
-        _ => String::new(),
+        _ => {
+            if let Some(raw) = sent("expirationDate")? {
+                NaiveDate::parse_from_str(raw.trim(), "%m-%d-%Y")
+                    .map_err(|_| invalid("expirationDate", "MM-DD-YYYY"))?;
+            }
+            String::new()
+        }
     };
     let contingencies = match p.opt(&["contingencies"])?.as_deref().map(str::trim) {
         None | Some("") => "",
@@ -131,7 +139,12 @@ async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             }
             n
         }
-        _ => 0,
+        _ => {
+            if let Some(raw) = sent("minimumThreshold")? {
+                shares("minimumThreshold", &raw)?;
+            }
+            0
+        }
     };
     let token = p.opt(&["token"])?;
     let account = p.opt(&["accountid", "accountId"])?.filter(|a| !a.trim().is_empty());
