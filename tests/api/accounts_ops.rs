@@ -190,6 +190,11 @@ both!(
             assert_eq!((r.status, r.code()), (403, "110"), "{refused}: {:?}", r.json);
         }
         assert_eq!(snapshot(&t, &id).await, current, "refused patches change nothing");
+        // A known field with a value its rules refuse: an invalid request, nothing written.
+        for refused in [json!({"state": "Texas"}), json!({"tags": "a,b,c,d,e,f,g,h,i,j,k"})] {
+            let r = patch_account(&t, &id, refused).await;
+            assert_eq!((r.status, r.code()), (422, "1422"), "{:?}", r.json);
+        }
         let r = patch_account(&t, &id, json!({"accountName": "Ann B. Lee", "address1": "2 Elm St"})).await;
         assert_eq!(
             (r.status, r.code()),

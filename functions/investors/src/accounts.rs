@@ -246,7 +246,8 @@ pub async fn patch(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     .await
 }
 
-/// The settable fields a PATCH names, as stored text; `1400` for anything else.
+/// The settable fields a PATCH names, as stored text; `1400` for anything else, `1422` for a
+/// value a field's rules refuse.
 fn parse_changes(changes: &Map<String, Value>) -> Result<Map<String, Value>, ApiError> {
     let known = match serde_json::to_value(Account::default()) {
         Ok(Value::Object(m)) => m,
@@ -265,9 +266,15 @@ fn parse_changes(changes: &Map<String, Value>) -> Result<Map<String, Value>, Api
             Value::Number(n) => n.to_string(),
             _ => return Err(bad_request(format!("Field {k} must be a string"))),
         };
+        // A known field with a value its rules refuse: part 1's invalid request (422).
+        let invalid = |e: ApiError| ApiError::Resource {
+            http: 422,
+            code: "1422",
+            desc: e.desc(),
+        };
         match k.as_str() {
-            "state" => validate::us_state("state", &text).map_err(|e| bad_request(e.desc()))?,
-            "tags" => validate::tags(&text).map_err(|e| bad_request(e.desc()))?,
+            "state" => validate::us_state("state", &text).map_err(invalid)?,
+            "tags" => validate::tags(&text).map_err(invalid)?,
             _ => String::new(),
         };
         out.insert(k.clone(), Value::String(text));
