@@ -13,7 +13,7 @@
   `GET /v3/path`, `.unprefixed("name")` is also `ANY /name`), plus the kernel's routes
   (`$default`, ping, status, the legacy prefix, the legacy `/getAccount`) on one client
   function. A missing route is printed as the line to paste into the template.
-- The legacy binary serves only the legacy prefix, and `all_routes()` (functions/service),
+- The legacy binary serves only the legacy prefix and the OpenAPI document, and `all_routes()` (functions/service),
   which it, the operator function, the local API and the tests serve, merges every crate that
   registers routes (client or operator)
   routes (an HTTP API cannot route the prefix by operation name).
@@ -47,6 +47,8 @@ OPERATOR_BINARY = "operator"
 # every crate that does.
 LEGACY_BINARY = "legacy"
 LEGACY_ROUTE = ("ANY", "/tapiv3/index.php/v3/{operation}")
+# The OpenAPI document of every route, which the legacy binary serves since it links them all.
+OPENAPI_ROUTE = ("GET", "/openapi.json")
 FORBIDDEN_ACTION = "dynamodb:Scan"
 # The one table of every crate's routes (`Routes::of(&[investors::routes, ...])`), and how it
 # names a crate.
@@ -293,8 +295,10 @@ def problems(template, binaries):
             missing = getattr(binaries[binary], "missing", [])
             if missing:
                 found.append(f"{name}: all_routes() must merge every crate that registers routes; add: {', '.join(missing)}")
-            if set(routes) != {LEGACY_ROUTE}:
-                found.append(f"{name}: the legacy function serves exactly ANY {LEGACY_ROUTE[1]}")
+            if set(routes) != {LEGACY_ROUTE, OPENAPI_ROUTE}:
+                found.append(
+                    f"{name}: the legacy function serves exactly ANY {LEGACY_ROUTE[1]} and GET {OPENAPI_ROUTE[1]}"
+                )
         elif binary in binaries and binary != OPERATOR_BINARY:
             expected = binaries[binary]
             actual = set(routes) - KERNEL_ROUTES

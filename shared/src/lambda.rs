@@ -30,6 +30,39 @@ pub async fn serve(function: Function) -> Result<(), lambda_http::Error> {
     }
 }
 
+/// Runs the legacy-prefix function, which also answers `GET /openapi.json` (CONTRACT: served
+/// outside `/v3/`, in AWS too) with `render`'s document of its routes (all of them), made on
+/// the first request that asks.
+pub async fn serve_documented(function: Function, render: Render) -> Result<(), lambda_http::Error> {
+    let app = Arc::new(app(function).await?);
+    let document = Arc::new(std::sync::OnceLock::new());
+    run_http(lambda_http::service_fn(move |req| {
+        handle_documented(app.clone(), document.clone(), render, req)
+    }))
+    .await
+}
+
+/// What renders an OpenAPI document: the routes, and the service's version.
+pub type Render = fn(&crate::Routes, &str) -> serde_json::Value;
+
+async fn handle_documented(
+    app: Arc<App>,
+    document: Arc<std::sync::OnceLock<String>>,
+    render: Render,
+    req: Request,
+) -> Result<Response<Body>, lambda_http::Error> {
+    if req.method() == http::Method::GET && req.uri().path() == crate::http::OPENAPI_PATH {
+        let text = document.get_or_init(|| render(&app.routes, app.ports.version).to_string());
+        let mut r = Response::new(Body::Text(text.clone()));
+        r.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
+        return Ok(r);
+    }
+    handle(app, req).await
+}
+
 /// `lambda_http::run`, with each event made convertible first: lambda_http panics on an
 /// event it cannot turn into an `http::Request`, and a panic there, before the handler, ends
 /// the process (anyone could send `?x="`).
@@ -550,6 +583,26 @@ mod tests {
             }),
         );
         assert_eq!(raw.body.expect("a body").as_ref(), b"firstName=Ann!");
+    }
+
+    #[tokio::test]
+    async fn the_documented_function_serves_its_openapi_document_and_its_routes() {
+        let app = memory_app(OperatorAccess::Disabled);
+        app.ensure_dev_client("sandbox-client", "sandbox-api-key")
+            .await
+            .expect("dev client");
+        let document = Arc::new(std::sync::OnceLock::new());
+        let render: Render = |routes, version| serde_json::json!({"v": version, "ops": routes.op_names().len()});
+        let get = converted(|e| e["rawPath"] = "/openapi.json".into());
+        let resp = handle_documented(app.clone(), document.clone(), render, get)
+            .await
+            .expect("a response");
+        assert_eq!(resp.status(), 200);
+        assert_eq!(json_body(&resp)["ops"], 0);
+        let resp = handle_documented(app, document, render, event(PING))
+            .await
+            .expect("a response");
+        assert_eq!(json_body(&resp)["statusCode"], "101");
     }
 
     #[tokio::test]

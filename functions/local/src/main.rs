@@ -162,7 +162,7 @@ async fn serve(
     peer: SocketAddr,
     deadline: tokio::time::Instant,
 ) -> Result<hyper::Response<Body>, Infallible> {
-    if req.uri().path() == "/openapi.json" && req.method() == Method::GET {
+    if req.uri().path() == shared::http::OPENAPI_PATH && req.method() == Method::GET {
         return Ok(openapi(&app));
     }
     if req.uri().path().starts_with(LOCAL_PREFIX) {

@@ -29,6 +29,8 @@ use router::{Handler, Matched, OperatorMatch};
 
 /// Largest body of an ordinary request.
 pub const BODY_LIMIT: usize = 1 << 20;
+/// Where the OpenAPI document is served, outside `/v3/` (CONTRACT) and without credentials.
+pub const OPENAPI_PATH: &str = "/openapi.json";
 /// Largest multipart (upload) body.
 pub const MULTIPART_LIMIT: usize = 50 << 20;
 
