@@ -47,6 +47,12 @@ pub enum ApiError {
     /// The body is over the size limit (HTTP 413).
     #[error("Request body exceeds the {0}-byte limit")]
     TooLarge(usize),
+    /// A record would be larger than a store keeps (HTTP 413, as a body over the limit).
+    #[error(
+        "The record would exceed the {} bytes a record may hold",
+        crate::store::MAX_ITEM_BYTES
+    )]
+    RecordTooLarge,
     /// A spec code with its own message, HTTP 404 on method-style endpoints unless `http`
     /// says otherwise (`148`, `198`, `135`, `145` with HTTP 200, ...).
     #[error("{desc}")]
@@ -141,7 +147,7 @@ impl ApiError {
             ApiError::MethodNotAuthorized(_) | ApiError::IpNotAllowed => "111",
             ApiError::ScopeMissing(_) => "1403",
             ApiError::Missing(_) | ApiError::Invalid { .. } => "106",
-            ApiError::Malformed(_) | ApiError::TooLarge(_) => "106",
+            ApiError::Malformed(_) | ApiError::TooLarge(_) | ApiError::RecordTooLarge => "106",
             ApiError::Coded { code, .. } | ApiError::CodedBody { code, .. } | ApiError::Resource { code, .. } => code,
             ApiError::Internal(_) => "1500",
         }
@@ -152,7 +158,7 @@ impl ApiError {
     pub fn code_for(&self, style: Style) -> &'static str {
         match (style, self) {
             (Style::Resource, ApiError::Missing(_) | ApiError::Invalid { .. })
-            | (Style::Resource, ApiError::Malformed(_) | ApiError::TooLarge(_)) => "1400",
+            | (Style::Resource, ApiError::Malformed(_) | ApiError::TooLarge(_) | ApiError::RecordTooLarge) => "1400",
             _ => self.code(),
         }
     }
@@ -161,7 +167,7 @@ impl ApiError {
     pub fn http_status(&self, style: Style) -> u16 {
         match (self, style) {
             (ApiError::UnknownRoute(_), _) => 404,
-            (ApiError::TooLarge(_), _) => 413,
+            (ApiError::TooLarge(_) | ApiError::RecordTooLarge, _) => 413,
             (ApiError::Internal(_), _) => 500,
             (ApiError::Coded { http: Some(h), .. }, _)
             | (ApiError::CodedBody { http: Some(h), .. }, _)
@@ -194,7 +200,10 @@ impl ApiError {
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
-        ApiError::internal_from("store failure", e)
+        match e {
+            StoreError::TooLarge => ApiError::RecordTooLarge,
+            e => ApiError::internal_from("store failure", e),
+        }
     }
 }
 

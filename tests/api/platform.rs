@@ -231,6 +231,36 @@ both!(oversized_body_is_413, |t: TestApp| async move {
 });
 
 both!(
+    a_record_larger_than_a_store_keeps_is_413_on_both_stores,
+    |t: TestApp| async move {
+        // Under the body limit, over DynamoDB's 400 KB item: refused alike, nothing written.
+        let big = "a".repeat(450_000);
+        let r = t
+            .put("createParty", &crate::fixtures::with(PARTY, &[("field1", &big)]))
+            .await;
+        assert_eq!((r.status, r.code()), (413, "106"), "{:?}", r.json);
+        assert_eq!(t.get("/v3/parties").await.code(), "239", "nothing was written");
+        let id = create_party(&t).await;
+        let half = "b".repeat(250_000);
+        let r = t.post("updateParty", &[("partyId", &id), ("field1", &half)]).await;
+        assert_eq!(r.code(), "101");
+        let r = t.post("updateParty", &[("partyId", &id), ("field2", &half)]).await;
+        assert_eq!((r.status, r.code()), (413, "106"), "{:?}", r.json);
+        let r = t.post("getParty", &[("partyId", &id)]).await;
+        assert_eq!(r.json["partyDetails"][0]["field2"], "", "nothing was written");
+        // The operator API refuses it the same way.
+        let r = t
+            .operator(
+                Method::PUT,
+                "/operator/flags/email",
+                json!({"values": [format!("{big}@x.com")]}),
+            )
+            .await;
+        assert_eq!(r.status, 413, "{:?}", r.json);
+    }
+);
+
+both!(
     multipart_bodies_carry_parameters_and_credentials,
     |t: TestApp| async move {
         let mut body = String::new();

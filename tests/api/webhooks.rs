@@ -56,6 +56,11 @@ both!(
         create_party_as(&t, &child).await;
         let got = hook.next(5).await.expect("delivered");
         assert_eq!(got.headers["x-webhook-token"].to_str().unwrap(), format!("{t1},{t2}"));
+        // One level of parents: a child of the child would share neither's tokens.
+        let r = t
+            .operator(Method::POST, "/operator/clients", json!({"parentClientId": child.id}))
+            .await;
+        assert_eq!(r.status, 400, "{:?}", r.json);
     }
 );
 

@@ -123,7 +123,13 @@ async fn create(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpErr
     }
     check_allowlist(&n.ip_allowlist)?;
     if let Some(parent) = &n.parent_client_id {
-        existing(&ctx, parent).await?;
+        // One level: a parent's webhook tokens are its children's (part 1), so a child of a
+        // child would share neither its parent's nor the top client's.
+        if existing(&ctx, parent).await?.parent.is_some() {
+            return Err(OpError::BadRequest(format!(
+                "parentClientId: {parent} is itself a child client; a parent has no parent"
+            )));
+        }
     }
     let (key, api_key) = ApiKey::generate(now(&ctx));
     let rec = ClientRecord::new(id.clone(), n.parent_client_id, key, n.methods, n.scopes, n.ip_allowlist);

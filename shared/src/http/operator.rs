@@ -140,6 +140,7 @@ impl From<ApiError> for OpError {
             ApiError::Internal(cause) => OpError::Internal(cause),
             ApiError::Missing(_) | ApiError::Invalid { .. } | ApiError::Malformed(_) => OpError::BadRequest(e.desc()),
             ApiError::Resource { http: 409, desc, .. } => OpError::Conflict(desc),
+            ApiError::RecordTooLarge => OpError::TooLarge(e.desc()),
             other => OpError::NotFound(other.desc()),
         }
     }

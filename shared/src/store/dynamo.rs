@@ -403,6 +403,7 @@ impl Store for DynamoStore {
 
     async fn write(&self, mut writes: Vec<Write>) -> Result<(), StoreError> {
         validate(&writes)?;
+        super::check_item_sizes(&writes)?;
         if writes.len() == 1 {
             if let Some(write) = writes.pop() {
                 return self.write_one(write).await;
@@ -412,6 +413,7 @@ impl Store for DynamoStore {
     }
 
     async fn update(&self, key: &Key, ops: Vec<Update>, cond: Option<Cond>) -> Result<Item, StoreError> {
+        super::check_update_size(&ops)?;
         match self.update_item(key, &ops, cond.as_ref(), ReturnValue::AllNew).await? {
             Some(attrs) if !attrs.is_empty() => from_attr_map(attrs),
             // An update with nothing to change returns no attributes: the item holds just

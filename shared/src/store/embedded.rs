@@ -525,11 +525,13 @@ impl Store for EmbeddedStore {
 
     async fn write(&self, writes: Vec<Write>) -> Result<(), StoreError> {
         self.count(Request::Write);
+        super::check_item_sizes(&writes)?;
         self.submit(writes, false).await.map(|_| ())
     }
 
     async fn update(&self, key: &Key, ops: Vec<Update>, cond: Option<Cond>) -> Result<Item, StoreError> {
         self.count(Request::Write);
+        super::check_update_size(&ops)?;
         let w = Write::Update {
             key: key.clone(),
             ops,

@@ -228,8 +228,59 @@ pub enum StoreError {
     /// The transaction collided with another one; nothing was written. Safe to retry.
     #[error("transaction conflict")]
     Conflict,
+    /// A write would make an item larger than [`MAX_ITEM_BYTES`]; nothing was written.
+    #[error("an item would exceed {MAX_ITEM_BYTES} bytes")]
+    TooLarge,
     #[error("store backend: {0}")]
     Backend(String),
+}
+
+/// The largest item either store keeps: DynamoDB's 400 KB (409,600 bytes, attribute names and
+/// values counted) with a margin for how it counts numbers. The embedded store refuses what
+/// DynamoDB would, so that both answer a request alike.
+pub const MAX_ITEM_BYTES: usize = 400_000;
+
+/// [`StoreError::TooLarge`] when a put, or an update's values, would make an item larger than
+/// [`MAX_ITEM_BYTES`] (names and values in UTF-8 bytes, a number at its 21-byte most).
+pub fn check_item_sizes(writes: &[Write]) -> Result<(), StoreError> {
+    let size = |name: &str, v: &Val| name.len() + value_bytes(v);
+    for w in writes {
+        let bytes: usize = match w {
+            Write::Put { item, .. } => item.iter().map(|(n, v)| size(n, v)).sum(),
+            Write::Update { ops, .. } => update_bytes(ops, size),
+            Write::Delete { .. } | Write::Check { .. } => 0,
+        };
+        if bytes > MAX_ITEM_BYTES {
+            return Err(StoreError::TooLarge);
+        }
+    }
+    Ok(())
+}
+
+/// [`check_item_sizes`] for one update's operations.
+pub fn check_update_size(ops: &[Update]) -> Result<(), StoreError> {
+    match update_bytes(ops, |n, v| n.len() + value_bytes(v)) {
+        b if b > MAX_ITEM_BYTES => Err(StoreError::TooLarge),
+        _ => Ok(()),
+    }
+}
+
+fn value_bytes(v: &Val) -> usize {
+    match v {
+        Val::S(s) => s.len(),
+        Val::N(_) => 21,
+        Val::Bool(_) => 1,
+    }
+}
+
+fn update_bytes(ops: &[Update], size: impl Fn(&str, &Val) -> usize) -> usize {
+    ops.iter()
+        .map(|op| match op {
+            Update::Set(n, v) => size(n, v),
+            Update::Add(n, _) => n.len() + 21,
+            Update::Remove(_) => 0,
+        })
+        .sum()
 }
 
 /// Most writes a transaction may carry (DynamoDB's limit).
