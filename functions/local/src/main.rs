@@ -24,7 +24,7 @@ use shared::config::Config;
 use shared::http::{Handled, RawRequest};
 use shared::queue::sequencer::LocalSequencer;
 use shared::webhooks::{Deliverer, Envelope};
-use shared::{App, Ports};
+use shared::{App, Environment, Ports};
 use tokio::io::AsyncReadExt;
 
 #[global_allocator]
@@ -34,6 +34,21 @@ const DEFAULT_BIND: &str = "127.0.0.1:3000";
 const DEFAULT_CLIENT_ID: &str = "sandbox-client";
 const DEFAULT_API_KEY: &str = "sandbox-api-key";
 const DEFAULT_OPERATOR_TOKEN: &str = "sandbox-operator-token";
+
+/// A credential of the local API (`IPS_DEV_CLIENT_ID`, `IPS_DEV_API_KEY`,
+/// `IPS_OPERATOR_TOKEN`) as its variable holds it (`value`): any non-empty text without `:`
+/// (CONTRACT), the README's sandbox default when unset. Set but empty, or unset in
+/// production, it stops the start: a default printed in the README must never guard a
+/// production service, nor an unset secret fall back to one.
+fn credential(name: &str, value: Option<String>, default: &str, env: Environment) -> Result<String, String> {
+    match value {
+        Some(v) if v.is_empty() => Err(format!("{name} is set but empty")),
+        Some(v) if v.contains(':') => Err(format!("{name} must not contain ':'")),
+        Some(v) => Ok(v),
+        None if env == Environment::Production => Err(format!("{name} must be set in production")),
+        None => Ok(default.to_owned()),
+    }
+}
 
 fn var(name: &str, default: &str) -> String {
     std::env::var(name)
@@ -309,16 +324,14 @@ async fn main() -> Result<(), String> {
     shared::logging::init(false);
     let cfg = Config::from_env("embedded")?;
     let bind = var("IPS_BIND", DEFAULT_BIND);
-    let client_id = var("IPS_DEV_CLIENT_ID", DEFAULT_CLIENT_ID);
-    let api_key = var("IPS_DEV_API_KEY", DEFAULT_API_KEY);
-    let operator_token = var("IPS_OPERATOR_TOKEN", DEFAULT_OPERATOR_TOKEN);
+    let credential = |name: &str, default| credential(name, std::env::var(name).ok(), default, cfg.env);
+    let client_id = credential("IPS_DEV_CLIENT_ID", DEFAULT_CLIENT_ID)?;
+    let api_key = credential("IPS_DEV_API_KEY", DEFAULT_API_KEY)?;
+    let operator_token = credential("IPS_OPERATOR_TOKEN", DEFAULT_OPERATOR_TOKEN)?;
     let read_timeout = match var("IPS_READ_TIMEOUT_SECS", "30").parse::<u64>() {
         Ok(secs) if secs > 0 => Duration::from_secs(secs),
         _ => return Err("IPS_READ_TIMEOUT_SECS must be a whole number of seconds above 0".into()),
     };
-    if client_id.contains(':') || api_key.contains(':') || operator_token.contains(':') {
-        return Err("IPS_DEV_CLIENT_ID, IPS_DEV_API_KEY and IPS_OPERATOR_TOKEN must not contain ':'".into());
-    }
 
     let public_url = var("IPS_PUBLIC_URL", &format!("http://{bind}"));
     let (store, queue, blobs) = cfg.local_ports(&public_url).await?;
@@ -401,5 +414,27 @@ async fn main() -> Result<(), String> {
                 tracing::debug!(error = %e, "connection closed with an error");
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_have_no_public_default_in_production_and_are_never_empty() {
+        let sandbox = |v: Option<&str>| credential("K", v.map(str::to_owned), "dflt", Environment::Sandbox);
+        let production = |v: Option<&str>| credential("K", v.map(str::to_owned), "dflt", Environment::Production);
+        assert_eq!(sandbox(None).as_deref(), Ok("dflt"));
+        assert_eq!(sandbox(Some("mine")).as_deref(), Ok("mine"));
+        assert_eq!(production(Some("mine")).as_deref(), Ok("mine"));
+        for refused in [
+            sandbox(Some("")),
+            sandbox(Some("a:b")),
+            production(None),
+            production(Some("")),
+        ] {
+            assert!(refused.is_err(), "{refused:?}");
+        }
     }
 }
