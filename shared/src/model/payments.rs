@@ -2,7 +2,7 @@
 //! their views (part 3, "External bank account", "ACH fund move"; shapes designed where it
 //! says "not shown" are in `docs/payments.md`). No store, no `Ctx`.
 
-use base64::Engine;
+use crate::mask::b64;
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -64,11 +64,6 @@ pub struct ExternalAccount {
     pub created_date: String,
     pub updated_date: String,
     pub ip_address: String,
-}
-
-/// Base64 of the digits as stored (part 3: numbers are base64-encoded in responses).
-pub fn b64(digits: &str) -> String {
-    base64::engine::general_purpose::STANDARD.encode(digits.as_bytes())
 }
 
 /// The record of createExternalAccount, updateExternalAccount and their webhooks, in part 1's
