@@ -99,6 +99,9 @@ impl Ctx {
                     if let Some((_, e)) = checks.into_iter().find(|(i, _)| Some(*i) == index) {
                         return Err(e);
                     }
+                    // A record changed since it was read: its other writers are at work, and
+                    // planning again at once would meet them again.
+                    backoff(n).await;
                 }
                 Err(StoreError::Conflict) => backoff(n).await,
                 Err(e) => return Err(e.into()),
@@ -108,8 +111,8 @@ impl Ctx {
     }
 }
 
-/// A short, growing, jittered pause before retrying a collided transaction, so that two
-/// colliding writers do not collide again in lockstep.
+/// A short, growing, jittered pause before planning again after a concurrent change, so that
+/// writers that collided do not collide again in lockstep.
 async fn backoff(attempt: usize) {
     let base = 1u64 << attempt.min(5);
     let jitter = getrandom::u64().unwrap_or(0) % (base + 1);

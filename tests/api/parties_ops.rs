@@ -1003,7 +1003,7 @@ both!(
         // and the last writer's snapshot stands.
         let t = std::sync::Arc::new(t);
         let id = create_party(&t).await;
-        let names: Vec<String> = (0..32).map(|i| format!("Name{i}")).collect();
+        let names: Vec<String> = (0..100).map(|i| format!("Name{i}")).collect();
         let calls = names.iter().cloned().map(|name| {
             let (t, id) = (t.clone(), id.clone());
             tokio::spawn(async move { t.post("updateParty", &[("partyId", &id), ("firstName", &name)]).await })
