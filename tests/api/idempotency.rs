@@ -110,3 +110,24 @@ both!(refusals_replay_too_and_bad_keys_are_106, |t: TestApp| async move {
         .await;
     assert!(r.headers.get("idempotent-replayed").is_none());
 });
+
+both!(
+    a_claim_its_process_never_finished_says_so_and_runs_nothing,
+    |t: TestApp| async move {
+        // A process stopped while running the first request: its claim stands, unanswered.
+        let body = serde_urlencoded::to_string(PARTY).unwrap();
+        let fp = shared::http::idempotency::fingerprint(&Method::PUT, "/v3/createParty", None, body.as_bytes());
+        let now = chrono::Utc::now().timestamp();
+        let claimed = shared::http::idempotency::claim(t.store(), &t.client_id, "lost-1", &fp, now).await;
+        assert!(claimed.is_ok());
+        let r = create_party_with_key(&t, &t.creds(), "lost-1", PARTY).await;
+        assert_eq!((r.status, r.code()), (409, "1409"));
+        assert!(r.desc().contains("still being processed"), "{:?}", r.json);
+        // Past any request's time, it says the first run never finished, and still runs nothing.
+        t.clock.set(chrono::Utc::now() + chrono::Duration::seconds(91));
+        let r = create_party_with_key(&t, &t.creds(), "lost-1", PARTY).await;
+        assert_eq!((r.status, r.code()), (409, "1409"));
+        assert!(r.desc().contains("never finished"), "{:?}", r.json);
+        assert_eq!(t.get("/v3/parties").await.code(), "239", "nothing ran");
+    }
+);

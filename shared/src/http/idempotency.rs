@@ -8,7 +8,8 @@
 //! Keys are per client: `{client}#IDEM` / key. A claim is a conditional put (free, or
 //! expired); the answer replaces it once rendered. An internal failure (5xx) releases the
 //! claim so the request may be retried; a process that dies while running leaves the claim
-//! in place, so the key answers 409 until it expires: the operation never runs twice.
+//! in place, so the key answers 409 until it expires (saying, after 90 seconds, that the
+//! first run never finished and may or may not have applied): the operation never runs twice.
 
 use bytes::Bytes;
 
@@ -85,6 +86,20 @@ fn in_flight() -> ApiError {
     }
 }
 
+/// A claim older than any request runs (part 1: a terminal state within 90 seconds) was left
+/// by a process that stopped while running it: still 409, since it may have been applied.
+const ABANDONED_AFTER: i64 = 90;
+
+fn abandoned() -> ApiError {
+    ApiError::Resource {
+        http: 409,
+        code: "1409",
+        desc: "The first request with this Idempotency-Key never finished (the service stopped \
+               while running it): it may or may not have been applied; read the record to know"
+            .into(),
+    }
+}
+
 /// Claims `idem` for the request `fingerprint` of `client` at `now` (Unix seconds), or finds
 /// what an earlier use left: its answer to replay, or an error (422 another request, 409 one
 /// still running).
@@ -104,6 +119,7 @@ pub async fn claim(
     let mut item = k.item();
     item.insert("fp".into(), Val::S(fingerprint.to_owned()));
     item.insert("ttl".into(), Val::from(held.expires));
+    item.insert("at".into(), Val::from(now));
     let put = |cond| Write::Put {
         item: item.clone(),
         cond: Some(cond),
@@ -116,7 +132,7 @@ pub async fn claim(
     }
     let found = store.get(&k).await?.ok_or_else(in_flight)?;
     if found.get("ttl").and_then(Val::as_num).is_some_and(|t| t >= now.into()) {
-        return earlier(&found, fingerprint);
+        return earlier(&found, fingerprint, now);
     }
     // Held by an expired answer (DynamoDB removes those within days, not at once).
     match store
@@ -126,7 +142,7 @@ pub async fn claim(
         Ok(()) => Ok(Claim::Fresh(held)),
         // A twin claimed it first.
         Err(StoreError::ConditionFailed { .. }) => match store.get(&k).await? {
-            Some(found) => earlier(&found, fingerprint),
+            Some(found) => earlier(&found, fingerprint, now),
             None => Err(in_flight()),
         },
         Err(e) => Err(e.into()),
@@ -134,8 +150,8 @@ pub async fn claim(
 }
 
 /// What an earlier use of the key left: another request's key (422), its answer, or its
-/// claim while it runs (409).
-fn earlier(found: &crate::store::Item, fingerprint: &str) -> Result<Claim, ApiError> {
+/// claim while it runs, or abandoned by a stopped process (409).
+fn earlier(found: &crate::store::Item, fingerprint: &str, now: i64) -> Result<Claim, ApiError> {
     if found.get("fp").and_then(Val::as_str) != Some(fingerprint) {
         return Err(mismatch());
     }
@@ -147,6 +163,13 @@ fn earlier(found: &crate::store::Item, fingerprint: &str) -> Result<Claim, ApiEr
             status: u16::try_from(status).unwrap_or(200),
             body: Bytes::from(body.to_owned()),
         }),
+        _ if found
+            .get("at")
+            .and_then(Val::as_num)
+            .is_some_and(|at| at < (now - ABANDONED_AFTER).into()) =>
+        {
+            Err(abandoned())
+        }
         _ => Err(in_flight()),
     }
 }
