@@ -195,6 +195,16 @@ both!(
             let r = patch_account(&t, &id, refused).await;
             assert_eq!((r.status, r.code()), (422, "1422"), "{:?}", r.json);
         }
+        // A malformed body is malformed whatever its keys' order.
+        for body in [
+            r#"{"account":{"foo":"x","state":"ZZ"}}"#,
+            r#"{"account":{"state":"ZZ","foo":"x"}}"#,
+        ] {
+            let body: Value = serde_json::from_str(body).unwrap();
+            let uri = format!("/v3/accounts/{id}");
+            let r = t.json_as(&t.creds(), Method::PATCH, &uri, &body).await;
+            assert_eq!((r.status, r.code()), (400, "1400"), "{body}: {:?}", r.json);
+        }
         let r = patch_account(&t, &id, json!({"accountName": "Ann B. Lee", "address1": "2 Elm St"})).await;
         assert_eq!(
             (r.status, r.code()),

@@ -901,6 +901,11 @@ both!(integral_json_numbers_are_integers_for_orders, |t: TestApp| async move {
         .json_as(&t.creds(), Method::POST, "/v3/createOrder", &order(2.5))
         .await;
     code(&r, "106");
+    // A yes/no flag takes a JSON boolean.
+    let mut body = order(2.0);
+    body["disclosePrice"] = json!(false);
+    let r = t.json_as(&t.creds(), Method::POST, "/v3/createOrder", &body).await;
+    code(&r, "101");
     // A JSON boolean is no quantity or price (it once read as 1).
     for field in ["quantity", "price"] {
         let mut body = order(2.0);

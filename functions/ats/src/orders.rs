@@ -107,7 +107,12 @@ async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let quantity = shares("quantity", &p.req(&["quantity"])?)?;
     let price = price(&p.req(&["price"])?)?;
     let expiration = one_of(&p, "expiration", &["GTC", "Day", "Other"])?;
-    let disclose = one_of(&p, "disclosePrice", &["Yes", "No"])?;
+    // A yes/no flag: a JSON boolean is its word (docs/decisions.md).
+    let disclose = match p.req(&["disclosePrice"])?.trim().to_ascii_lowercase().as_str() {
+        "yes" | "true" => "Yes",
+        "no" | "false" => "No",
+        _ => return Err(invalid("disclosePrice", "one of Yes, No")),
+    };
     let solicited = one_of(&p, "solicited", &["Solicited", "Unsolicited"])?;
     // A typed parameter sent is checked even where its order ignores it.
     let sent = |name: &str| p.opt(&[name]).map(|v| v.filter(|v| !v.trim().is_empty()));

@@ -266,18 +266,22 @@ fn parse_changes(changes: &Map<String, Value>) -> Result<Map<String, Value>, Api
             Value::Number(n) => n.to_string(),
             _ => return Err(bad_request(format!("Field {k} must be a string"))),
         };
-        // A known field with a value its rules refuse: part 1's invalid request (422).
-        let invalid = |e: ApiError| ApiError::Resource {
-            http: 422,
-            code: "1422",
-            desc: e.desc(),
-        };
+        out.insert(k.clone(), Value::String(text));
+    }
+    // Only a body that is well formed throughout is judged by its values: a known field with a
+    // value its rules refuse is part 1's invalid request (422).
+    let invalid = |e: ApiError| ApiError::Resource {
+        http: 422,
+        code: "1422",
+        desc: e.desc(),
+    };
+    for (k, v) in &out {
+        let text = v.as_str().unwrap_or_default();
         match k.as_str() {
-            "state" => validate::us_state("state", &text).map_err(invalid)?,
-            "tags" => validate::tags(&text).map_err(invalid)?,
+            "state" => validate::us_state("state", text).map_err(invalid)?,
+            "tags" => validate::tags(text).map_err(invalid)?,
             _ => String::new(),
         };
-        out.insert(k.clone(), Value::String(text));
     }
     Ok(out)
 }

@@ -45,11 +45,13 @@ pub fn ssn(v: &str) -> Result<String, ApiError> {
     }
 }
 
+/// USPS codes: the states, DC, the territories and freely associated states, the military
+/// "states", and `NOUS`.
 const US_STATES: &[&str] = &[
     "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA",
     "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR",
     "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "AS", "GU", "MP", "PR", "VI", "UM",
-    "AA", "AE", "AP", "NOUS",
+    "FM", "MH", "PW", "AA", "AE", "AP", "NOUS",
 ];
 
 /// An account's `state` or an entity's `primState` (parameter `name`): a two-letter US code,
@@ -108,6 +110,16 @@ pub fn units(name: &str, v: &str) -> Result<i64, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn states_are_usps_codes_or_nous_in_any_case() {
+        for ok in ["TX", "tx", " PW", "FM", "MH", "PR", "AE", "nous"] {
+            assert!(us_state("state", ok).is_ok(), "{ok}");
+        }
+        for refused in ["ZZ", "Texas", "T1", "", "TXX"] {
+            assert!(us_state("state", refused).is_err(), "{refused}");
+        }
+    }
 
     #[test]
     fn amounts_are_plain_non_negative_decimals_of_six_places_at_most() {

@@ -192,10 +192,11 @@ fn mask_bank_numbers(
                         .and_then(|b| String::from_utf8(b).ok())
                         .unwrap_or_default(),
                 };
-                *shown = if clear.is_empty() {
-                    String::new()
-                } else {
-                    bank_number(&clear, key)?
+                // In the response's own form: base64 where the response shows base64.
+                *shown = match (clear.is_empty(), encoded) {
+                    (true, _) => String::new(),
+                    (false, true) => crate::mask::b64(&bank_number(&clear, key)?),
+                    (false, false) => bank_number(&clear, key)?,
                 };
             }
             nested => mask_nested(nested, key)?,
