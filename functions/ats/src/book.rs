@@ -326,6 +326,7 @@ pub async fn open_books(ports: Arc<Ports>) -> Result<usize, ApiError> {
     let cutoff = shared::clock::timestamp(now - STRANDED_AFTER);
     for (client, security, order) in book::stranded(ports.store.as_ref(), &cutoff).await? {
         tracing::warn!(%client, %order, "an order its book never placed: its message goes again");
+        let again = book::sent_again(&client, &security, &order, &shared::clock::timestamp(now));
         let msg = BookMessage {
             client_id: client,
             security_id: security,
@@ -336,6 +337,10 @@ pub async fn open_books(ports: Arc<Ports>) -> Result<usize, ApiError> {
             .await
             .map_err(|e| ApiError::internal_from("book message not sent", e))?;
         sent += 1;
+        // Refused when the order was placed meanwhile (its mark is gone): nothing to move.
+        if ports.store.write(vec![again]).await.is_err() {
+            tracing::debug!("arrival mark gone before its time moved");
+        }
     }
     Ok(sent)
 }

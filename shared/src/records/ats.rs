@@ -18,7 +18,7 @@ use crate::error::ApiError;
 use crate::model::ats::{AtsOrder, MatchedTrade};
 use crate::model::market_hours::{SecurityHours, Week};
 use crate::records::{get_json, json_item, put_json, record, replace, Stored};
-use crate::store::{CmpOp, Cond, Index, Key, Query, SkRange, Store, Val, Write};
+use crate::store::{CmpOp, Cond, Index, Key, Query, SkRange, Store, Update, Val, Write};
 
 record!(AtsOrder, "ORDER", order_id; execution_time);
 record!(MatchedTrade, "MATCH", match_id; execution_time);
@@ -134,6 +134,16 @@ fn arrival(client: &str, o: &AtsOrder) -> Write {
     let mut item = arrival_key(client, o).item();
     item.insert("at".into(), Val::S(o.updated_date.clone()));
     Write::Put { item, cond: None }
+}
+
+/// Moves an order's arrival mark to `at`, if it still stands: its message just went again, and
+/// the next may wait its own moment (on a slow store the first may still be on its way).
+pub fn sent_again(client: &str, security: &str, order: &str, at: &str) -> Write {
+    Write::Update {
+        key: Key::new(ARRIVING, format!("{client}#{security}#{order}")),
+        ops: vec![Update::Set("at".into(), Val::S(at.to_owned()))],
+        cond: Some(Cond::Exists),
+    }
 }
 
 /// Orders marked arriving at `cutoff` or before: `(client, securityId, orderId)`.
