@@ -305,21 +305,27 @@ pub async fn open_books(ports: Arc<Ports>) -> Result<usize, ApiError> {
         return Ok(0);
     };
     let now = ports.clock.now();
+    let send = |client_id, security_id, order_id| {
+        let msg = BookMessage {
+            client_id,
+            security_id,
+            order_id,
+        };
+        let (sequencer, ports) = (sequencer.clone(), ports.clone());
+        async move {
+            sequencer
+                .send(&ports, msg)
+                .await
+                .map_err(|e| ApiError::internal_from("book message not sent", e))
+        }
+    };
     let mut sent = 0;
     for (client, security) in book::waiting(ports.store.as_ref()).await? {
         if book::trading_week(ports.store.as_ref(), &client, &security)
             .await?
             .is_open(now)
         {
-            let msg = BookMessage {
-                client_id: client,
-                security_id: security,
-                order_id: None,
-            };
-            sequencer
-                .send(&ports, msg)
-                .await
-                .map_err(|e| ApiError::internal_from("book message not sent", e))?;
+            send(client, security, None).await?;
             sent += 1;
         }
     }
@@ -327,15 +333,7 @@ pub async fn open_books(ports: Arc<Ports>) -> Result<usize, ApiError> {
     for (client, security, order) in book::stranded(ports.store.as_ref(), &cutoff).await? {
         tracing::warn!(%client, %order, "an order its book never placed: its message goes again");
         let again = book::sent_again(&client, &security, &order, &shared::clock::timestamp(now));
-        let msg = BookMessage {
-            client_id: client,
-            security_id: security,
-            order_id: Some(order),
-        };
-        sequencer
-            .send(&ports, msg)
-            .await
-            .map_err(|e| ApiError::internal_from("book message not sent", e))?;
+        send(client, security, Some(order)).await?;
         sent += 1;
         // Refused when the order was placed meanwhile (its mark is gone): nothing to move.
         if ports.store.write(vec![again]).await.is_err() {

@@ -119,7 +119,6 @@ pub async fn claim(
     let mut item = k.item();
     item.insert("fp".into(), Val::S(fingerprint.to_owned()));
     item.insert("ttl".into(), Val::from(held.expires));
-    item.insert("at".into(), Val::from(now));
     let put = |cond| Write::Put {
         item: item.clone(),
         cond: Some(cond),
@@ -163,10 +162,11 @@ fn earlier(found: &crate::store::Item, fingerprint: &str, now: i64) -> Result<Cl
             status: u16::try_from(status).unwrap_or(200),
             body: Bytes::from(body.to_owned()),
         }),
+        // A claim's `ttl` is its time plus `TTL_SECONDS`.
         _ if found
-            .get("at")
+            .get("ttl")
             .and_then(Val::as_num)
-            .is_some_and(|at| at < (now - ABANDONED_AFTER).into()) =>
+            .is_some_and(|ttl| ttl < (now + TTL_SECONDS - ABANDONED_AFTER).into()) =>
         {
             Err(abandoned())
         }

@@ -243,15 +243,11 @@ pub const MAX_ITEM_BYTES: usize = 400_000;
 /// [`StoreError::TooLarge`] when a put, or an update's values, would make an item larger than
 /// [`MAX_ITEM_BYTES`] (names and values in UTF-8 bytes, a number at its 21-byte most).
 pub fn check_item_sizes(writes: &[Write]) -> Result<(), StoreError> {
-    let size = |name: &str, v: &Val| name.len() + value_bytes(v);
     for w in writes {
-        let bytes: usize = match w {
-            Write::Put { item, .. } => item.iter().map(|(n, v)| size(n, v)).sum(),
-            Write::Update { ops, .. } => update_bytes(ops, size),
-            Write::Delete { .. } | Write::Check { .. } => 0,
-        };
-        if bytes > MAX_ITEM_BYTES {
-            return Err(StoreError::TooLarge);
+        match w {
+            Write::Put { item, .. } => fits(item.iter().map(|(n, v)| attr_bytes(n, v)).sum())?,
+            Write::Update { ops, .. } => check_update_size(ops)?,
+            Write::Delete { .. } | Write::Check { .. } => {}
         }
     }
     Ok(())
@@ -259,28 +255,35 @@ pub fn check_item_sizes(writes: &[Write]) -> Result<(), StoreError> {
 
 /// [`check_item_sizes`] for one update's operations.
 pub fn check_update_size(ops: &[Update]) -> Result<(), StoreError> {
-    match update_bytes(ops, |n, v| n.len() + value_bytes(v)) {
-        b if b > MAX_ITEM_BYTES => Err(StoreError::TooLarge),
-        _ => Ok(()),
-    }
+    fits(
+        ops.iter()
+            .map(|op| match op {
+                Update::Set(n, v) => attr_bytes(n, v),
+                Update::Add(n, _) => n.len() + NUMBER_BYTES,
+                Update::Remove(_) => 0,
+            })
+            .sum(),
+    )
 }
 
-fn value_bytes(v: &Val) -> usize {
-    match v {
-        Val::S(s) => s.len(),
-        Val::N(_) => 21,
-        Val::Bool(_) => 1,
-    }
+/// The most bytes DynamoDB counts for a number.
+const NUMBER_BYTES: usize = 21;
+
+fn attr_bytes(name: &str, v: &Val) -> usize {
+    name.len()
+        + match v {
+            Val::S(s) => s.len(),
+            Val::N(_) => NUMBER_BYTES,
+            Val::Bool(_) => 1,
+        }
 }
 
-fn update_bytes(ops: &[Update], size: impl Fn(&str, &Val) -> usize) -> usize {
-    ops.iter()
-        .map(|op| match op {
-            Update::Set(n, v) => size(n, v),
-            Update::Add(n, _) => n.len() + 21,
-            Update::Remove(_) => 0,
-        })
-        .sum()
+fn fits(bytes: usize) -> Result<(), StoreError> {
+    if bytes > MAX_ITEM_BYTES {
+        Err(StoreError::TooLarge)
+    } else {
+        Ok(())
+    }
 }
 
 /// Most writes a transaction may carry (DynamoDB's limit).
