@@ -24,7 +24,7 @@ pub enum OperatorAccess {
 /// Everything a request needs, built once per process.
 pub struct App {
     pub ports: Arc<Ports>,
-    pub routes: Routes,
+    pub routes: Arc<Routes>,
     /// Who may reach `/operator/...` in this process.
     pub operator: OperatorAccess,
 }
@@ -44,7 +44,7 @@ impl App {
     pub fn on(ports: Ports, routes: Routes) -> Self {
         App {
             ports: Arc::new(ports),
-            routes,
+            routes: Arc::new(routes),
             operator: OperatorAccess::Disabled,
         }
     }

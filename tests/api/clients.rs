@@ -43,10 +43,28 @@ both!(
             (json!({"ipAllowlist": ["not an address"]}), 400),
             (json!({"methods": "createParty"}), 400),
             (json!({"apiKey": "x"}), 400),
+            // A grant names what exists: a misspelt one would match nothing, quietly.
+            (json!({"methods": ["createPary"]}), 400),
+            (json!({"scopes": ["acount.read"]}), 400),
+            (json!({"scopes": ["account.read.pii_top"]}), 400),
         ] {
             let r = t.operator(Method::PATCH, &path(&c, ""), body.clone()).await;
             assert_eq!(r.status, status, "{body}");
         }
+        let r = t.operator(Method::PATCH, &path(&c, ""), json!({})).await;
+        assert_eq!(
+            r.json["methods"],
+            json!(["createParty"]),
+            "a refused patch changes nothing"
+        );
+        assert_eq!(r.json["scopes"], json!(["account.read"]));
+        for grants in [json!({"methods": ["getLnk"]}), json!({"scopes": ["party.raed"]})] {
+            let r = t.operator(Method::POST, "/operator/clients", grants.clone()).await;
+            assert_eq!(r.status, 400, "{grants}: {:?}", r.json);
+            assert!(r.json["error"].as_str().unwrap().contains("no "), "{:?}", r.json);
+        }
+        let granted = json!({"methods": ["*"], "scopes": ["party.read.pii_low", "ats.read", "escrow_account.read"]});
+        assert_eq!(t.operator(Method::PATCH, &path(&c, ""), granted).await.status, 200);
         let r = t.operator(Method::PATCH, "/operator/clients/nobody", json!({})).await;
         assert_eq!(r.status, 404);
     }

@@ -199,6 +199,15 @@ both!(
             let r = t.operator(Method::PUT, &path, json!({ "urls": [url] })).await;
             assert_eq!(r.status, 400, "refused at registration: {:?}", r.json);
         }
+        // Part 1: a webhook carries the name of the endpoint called; no other is heard.
+        let misspelt = format!("/operator/clients/{}/webhooks/createPary", t.client_id);
+        let r = t
+            .operator(Method::PUT, &misspelt, json!({ "urls": ["https://example.com/h"] }))
+            .await;
+        assert_eq!(r.status, 400, "{:?}", r.json);
+        assert!(r.json["error"].as_str().unwrap().contains("createPary"));
+        let key = shared::webhooks::registration_key(&t.client_id, "createPary");
+        assert!(t.store().get(&key).await.unwrap().is_none(), "nothing written");
         // A registration made before that rule is still refused at delivery.
         let mut item = shared::webhooks::registration_key(&t.client_id, "createParty").item();
         item.insert("d".into(), shared::store::Val::S(serde_json::to_string(&urls).unwrap()));

@@ -79,6 +79,23 @@ fn check_allowlist(entries: &[String]) -> Result<(), OpError> {
     Ok(())
 }
 
+/// What a client is granted names only what exists: `*` or operations the service routes
+/// (`methods`, as `may_call` compares them) and scopes its resource routes ask for; a
+/// misspelt grant would otherwise be stored and quietly match nothing.
+fn check_grants(ctx: &OperatorCtx, methods: Option<&[String]>, scopes: Option<&[String]>) -> Result<(), OpError> {
+    if let Some(m) = methods
+        .unwrap_or_default()
+        .iter()
+        .find(|m| *m != "*" && !ctx.routes.has_op(m))
+    {
+        return Err(OpError::BadRequest(format!("methods: no operation is named {m:?}")));
+    }
+    if let Some(s) = scopes.unwrap_or_default().iter().find(|s| !ctx.routes.knows_scope(s)) {
+        return Err(OpError::BadRequest(format!("scopes: no scope is named {s:?}")));
+    }
+    Ok(())
+}
+
 /// CONTRACT gives the sandbox client every method, scope and field from anywhere: the
 /// operator narrows other clients only (`rec` as the change would leave it).
 fn unless_narrowing_the_sandbox(rec: &ClientRecord) -> Result<(), OpError> {
@@ -122,6 +139,7 @@ async fn create(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpErr
         ));
     }
     check_allowlist(&n.ip_allowlist)?;
+    check_grants(&ctx, Some(&n.methods), Some(&n.scopes))?;
     if let Some(parent) = &n.parent_client_id {
         // One level: a parent's webhook tokens are its children's (part 1), so a child of a
         // child would share neither its parent's nor the top client's.
@@ -152,6 +170,7 @@ struct Patch {
 async fn patch(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
     let p: Patch = req.body()?;
     check_allowlist(p.ip_allowlist.as_deref().unwrap_or_default())?;
+    check_grants(&ctx, p.methods.as_deref(), p.scopes.as_deref())?;
     let rec = change(&ctx, req.param("clientId"), p, |rec, p| {
         if let Some(m) = &p.methods {
             rec.methods.clone_from(m);
@@ -260,6 +279,12 @@ async fn put_webhooks(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply,
     let (id, method) = (req.param("clientId"), req.param("methodName"));
     let Urls { urls } = req.body()?;
     existing(&ctx, id).await?;
+    // Part 1: a webhook carries the name of the endpoint called, so only those are heard.
+    if !ctx.routes.has_op(method) {
+        return Err(OpError::BadRequest(format!(
+            "methodName: no operation is named {method:?}"
+        )));
+    }
     // The delivery policy, at registration too: production takes https to public hosts only.
     let policy = ctx.ports.env.url_policy();
     for u in &urls {

@@ -266,7 +266,7 @@ async fn act(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError
         .ok_or_else(|| OpError::NotFound(format!("no envelope action {action} (send, sign, decline or void)")))?;
     let ActionBody { reason } = req.body()?;
     let ctx = octx.for_client(client, "esign").await?;
-    match esign::change_status(&ctx, &octx.effects, key, action, &reason).await {
+    match esign::change_status(&ctx, octx.routes.effects(), key, action, &reason).await {
         Ok(t) => Ok(OpReply::ok(envelope_answer(
             client,
             &t.envelope,

@@ -409,7 +409,7 @@ impl App {
         };
         let ctx = OperatorCtx {
             ports: self.ports.clone(),
-            effects: self.routes.effects().clone(),
+            routes: self.routes.clone(),
             request_id: request_id.into(),
             committed,
         };

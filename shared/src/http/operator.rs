@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::ctx::{Committed, Ctx};
 use crate::error::{ApiError, Cause};
-use crate::esign::Effects;
+use crate::http::router::Routes;
 use crate::ports::Ports;
 use crate::store::{Store, StoreError};
 
@@ -19,8 +19,9 @@ use crate::store::{Store, StoreError};
 #[derive(Clone)]
 pub struct OperatorCtx {
     pub ports: Arc<Ports>,
-    /// The e-signature effects the process's groups registered.
-    pub effects: Effects,
+    /// The process's routes: the e-signature effects its groups registered, and the
+    /// operation and scope names a client's permissions may name.
+    pub routes: Arc<Routes>,
     pub request_id: Arc<str>,
     pub(crate) committed: Committed,
 }

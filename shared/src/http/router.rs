@@ -291,6 +291,18 @@ impl Routes {
         self.methods.contains_key(name)
     }
 
+    /// Whether a client may be granted scope `name`: `*`, or a scope family a resource route
+    /// asks for, alone or at a PII level (read as [`ClientRecord::scope_level`] reads it).
+    ///
+    /// [`ClientRecord::scope_level`]: crate::auth::ClientRecord::scope_level
+    pub fn knows_scope(&self, name: &str) -> bool {
+        name == "*"
+            || self.resources.iter().any(|r| match name.strip_prefix(r.scope.family) {
+                Some(level) => matches!(level, "" | ".pii_high" | ".pii_medium" | ".pii_low"),
+                None => false,
+            })
+    }
+
     /// Every method-style operation's name, sorted (generated sweeps walk them all).
     pub fn op_names(&self) -> Vec<&'static str> {
         let mut names: Vec<&'static str> = self.methods.keys().copied().collect();
