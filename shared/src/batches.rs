@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::calendar::{is_business_day, local_date};
 use crate::ctx::Ctx;
 use crate::error::ApiError;
-use crate::http::operator::{OpError, OpReply, OperatorCtx};
+use crate::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
 use crate::ports::Ports;
 
 /// One item a batch has to process, and whose it is.
@@ -101,8 +101,10 @@ impl Batch {
         Ok(changed)
     }
 
-    /// The operator's run-now (`POST /operator/batches/{name}/run`): `{"batch", "processed": N}`.
-    pub async fn run_for_operator(&self, octx: &OperatorCtx) -> Result<OpReply, OpError> {
+    /// The operator's run-now (`POST /operator/batches/{name}/run`, body `{}`): `{"batch",
+    /// "processed": N}`.
+    pub async fn run_for_operator(&self, octx: &OperatorCtx, req: &OperatorRequest) -> Result<OpReply, OpError> {
+        req.no_body()?;
         let processed = self.run_now(&octx.ports).await?;
         Ok(OpReply::ok(
             serde_json::json!({"batch": self.name, "processed": processed}),

@@ -429,4 +429,43 @@ both!(operator_api_needs_its_token, |t: TestApp| async move {
         .operator(Method::POST, "/operator/clients", json!({"clientId": "acme-1"}))
         .await;
     assert_eq!(r.status, 409);
+
+    // Every body is a JSON object: serde would read an array into a struct's fields in order,
+    // and an endpoint whose body is `{}` takes no key.
+    let fields = format!("/operator/clients/{}/field-permissions", c.id);
+    for (method, path, body) in [
+        (Method::POST, "/operator/clients".to_owned(), json!(["arr1", null])),
+        (Method::PUT, fields.clone(), json!([["partyId"]])),
+        (Method::PUT, "/operator/escrow-bank".to_owned(), json!([true])),
+        (Method::PUT, "/operator/escrow-bank".to_owned(), json!("x")),
+        (
+            Method::POST,
+            format!("/operator/clients/{}/keys", c.id),
+            json!({"x": 1}),
+        ),
+        (
+            Method::POST,
+            format!("/operator/clients/{}/webhook-tokens", c.id),
+            json!({"x": 1}),
+        ),
+        (Method::POST, "/operator/batches/ach/run".to_owned(), json!({"x": 1})),
+        (
+            Method::PUT,
+            format!("/operator/clients/{}/webhooks/{}", c.id, "a".repeat(1100)),
+            json!({"urls": ["http://127.0.0.1:9/h"]}),
+        ),
+    ] {
+        let r = t.operator(method.clone(), &path, body.clone()).await;
+        assert_eq!(r.status, 400, "{method} {path} {body}: {:?}", r.json);
+    }
+    let r = t
+        .operator(Method::GET, &format!("/operator/clients/{}/keys", c.id), json!({}))
+        .await;
+    assert_eq!(r.json["keys"].as_array().map(Vec::len), Some(1), "no key added");
+    let r = t
+        .operator(Method::POST, "/operator/clients", json!({"clientId": "arr1"}))
+        .await;
+    assert_eq!(r.status, 201, "no client arr1 was made");
+    let r = t.operator(Method::POST, "/operator/batches/ach/run", json!({})).await;
+    assert_eq!(r.status, 200, "{:?}", r.json);
 });

@@ -378,8 +378,8 @@ async fn expire_one(ctx: Ctx, id: String) -> Result<bool, ApiError> {
 }
 
 /// `POST /operator/batches/ats-expiry/run`: `{"batch": "ats-expiry", "processed": N}`.
-async fn run_expiry(octx: OperatorCtx, _req: OperatorRequest) -> Result<OpReply, OpError> {
-    EXPIRY_BATCH.run_for_operator(&octx).await
+async fn run_expiry(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    EXPIRY_BATCH.run_for_operator(&octx, &req).await
 }
 
 pub fn routes() -> Routes {

@@ -8,7 +8,7 @@ use std::ops::Range;
 use http::Method;
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use shared::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
 use shared::model::ats::invalid;
 use shared::model::market_hours::{hhmm, minutes, DayHours, SecurityHours, Week, DAYS};
@@ -237,12 +237,9 @@ impl Serialize for OperatorWeek<'_> {
     }
 }
 
-/// The days the body sets, Monday first (`400` for a body that is not an object, a key
-/// that is not a day, or a day that is not valid).
-fn week_patch(body: &Value) -> Result<[Option<DayHours>; 7], OpError> {
-    let Value::Object(body) = body else {
-        return Err(OpError::BadRequest("the body must be a JSON object".into()));
-    };
+/// The days the body sets, Monday first (`400` for a key that is not a day, or a day that
+/// is not valid).
+fn week_patch(body: &Map<String, Value>) -> Result<[Option<DayHours>; 7], OpError> {
     let mut patch = [None; 7];
     for (key, value) in body {
         let i = DAYS

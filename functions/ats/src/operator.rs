@@ -45,6 +45,7 @@ async fn order_approval(octx: OperatorCtx, req: OperatorRequest) -> Result<OpRep
 /// `Pending` order becomes `Live` (and goes to its book) or `Not Approved` (409 otherwise);
 /// webhook `updateOrder`. Answers the order as the order list shows it, with `clientId`.
 async fn decide(octx: OperatorCtx, req: OperatorRequest, approve: bool) -> Result<OpReply, OpError> {
+    req.no_body()?;
     let ctx = octx.for_client(req.param("clientId"), "operator").await?;
     let id = req.param("orderId").to_owned();
     let unknown = format!("no order {id}");

@@ -256,8 +256,8 @@ async fn process(ctx: Ctx, account: String) -> Result<bool, ApiError> {
 }
 
 /// `POST /operator/batches/custody/run`: the daily processing now.
-async fn run(octx: OperatorCtx, _req: OperatorRequest) -> Result<OpReply, OpError> {
-    CUSTODY_BATCH.run_for_operator(&octx).await
+async fn run(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    CUSTODY_BATCH.run_for_operator(&octx, &req).await
 }
 
 pub fn routes() -> Routes {

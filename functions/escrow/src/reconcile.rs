@@ -56,8 +56,8 @@ async fn reconcile(ctx: Ctx, number: String) -> Result<bool, ApiError> {
 }
 
 /// `POST /operator/batches/escrow/run`: the reconciliation now.
-async fn run(octx: OperatorCtx, _req: OperatorRequest) -> Result<OpReply, OpError> {
-    ESCROW_BATCH.run_for_operator(&octx).await
+async fn run(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    ESCROW_BATCH.run_for_operator(&octx, &req).await
 }
 
 #[derive(Deserialize)]

@@ -194,6 +194,7 @@ fn key_view(k: &ApiKey) -> Value {
 
 /// `POST /operator/clients/{clientId}/keys`: another active key, shown once.
 async fn add_key(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    req.no_body()?;
     let (key, secret) = ApiKey::generate(now(&ctx));
     let key_id = key.key_id.clone();
     change(&ctx, req.param("clientId"), key, |rec, key| {
@@ -307,6 +308,7 @@ async fn put_webhooks(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply,
 /// `POST /operator/clients/{clientId}/webhook-tokens`: a new `X-Webhook-Token`, shared by a
 /// parent's children. Each token is its own item: concurrent calls each add theirs.
 async fn new_token(ctx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    req.no_body()?;
     let client = existing(&ctx, req.param("clientId")).await?;
     let token = random_secret();
     let now = ctx.ports.clock.now().timestamp_millis();

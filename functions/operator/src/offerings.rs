@@ -59,6 +59,7 @@ async fn change_offering(
 /// becomes `Approved` (already approved: unchanged). A closed or cancelled offering is 409:
 /// approval would let it accept investments again; reopen it first.
 async fn approve(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    req.no_body()?;
     let (client, id) = (req.param("clientId"), req.param("offeringId"));
     existing(&octx, client).await?;
     let ctx = octx.for_client(client, "operator").await?;

@@ -69,8 +69,8 @@ async fn submit(ctx: Ctx, ref_num: String) -> Result<bool, ApiError> {
 
 /// `POST /operator/batches/ach/run`: runs the batch now, on any day and at any hour:
 /// `{"batch": "ach", "processed": N}`.
-async fn run(octx: OperatorCtx, _req: OperatorRequest) -> Result<OpReply, OpError> {
-    ACH.run_for_operator(&octx).await
+async fn run(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    ACH.run_for_operator(&octx, &req).await
 }
 
 #[derive(Deserialize)]

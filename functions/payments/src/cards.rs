@@ -304,8 +304,8 @@ async fn capture(ctx: Ctx, ref_num: String) -> Result<bool, ApiError> {
 }
 
 /// `POST /operator/batches/card/run`: captures every `Pending` charge now.
-async fn run(octx: OperatorCtx, _req: OperatorRequest) -> Result<OpReply, OpError> {
-    CARD_BATCH.run_for_operator(&octx).await
+async fn run(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    CARD_BATCH.run_for_operator(&octx, &req).await
 }
 
 #[derive(Deserialize)]

@@ -394,8 +394,12 @@ impl App {
             }
         }
         let body = match &req.body {
-            Ok(b) if b.is_empty() => serde_json::json!({}),
-            Ok(b) => serde_json::from_slice(b).map_err(|e| OpError::BadRequest(format!("invalid JSON: {e}")))?,
+            Ok(b) if b.is_empty() => serde_json::Map::new(),
+            Ok(b) => match serde_json::from_slice(b) {
+                Ok(serde_json::Value::Object(body)) => body,
+                Ok(_) => return Err(OpError::BadRequest("the body must be a JSON object".into())),
+                Err(e) => return Err(OpError::BadRequest(format!("invalid JSON: {e}"))),
+            },
             Err(limit) => return Err(OpError::TooLarge(format!("body over {limit} bytes"))),
         };
         let (handler, path_params) = match self.routes.find_operator(&req.method, path) {

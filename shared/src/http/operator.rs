@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use http::Method;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::ctx::{Committed, Ctx};
 use crate::error::{ApiError, Cause};
@@ -47,10 +47,12 @@ impl OperatorCtx {
     }
 }
 
-/// An operator request: its verb, path parameters and JSON body (`{}` when empty).
+/// An operator request: its verb, path parameters and JSON body, always an object (`{}`
+/// when empty; the kernel answers `400` to any other JSON, which serde would otherwise read
+/// positionally into a struct's fields).
 pub struct OperatorRequest {
     pub method: Method,
-    pub body: Value,
+    pub body: Map<String, Value>,
     pub(crate) params: Vec<(&'static str, String)>,
 }
 
@@ -67,6 +69,16 @@ impl OperatorRequest {
     /// The body as `T`; `400` naming what is wrong.
     pub fn body<T: DeserializeOwned>(&self) -> Result<T, OpError> {
         T::deserialize(&self.body).map_err(|e| OpError::BadRequest(format!("invalid body: {e}")))
+    }
+
+    /// For an endpoint whose body is `{}`: `400` for any key, as an unknown key is elsewhere.
+    pub fn no_body(&self) -> Result<(), OpError> {
+        match self.body.keys().next() {
+            Some(key) => Err(OpError::BadRequest(format!(
+                "invalid body: unknown field `{key}`, the body is {{}}"
+            ))),
+            None => Ok(()),
+        }
     }
 }
 
