@@ -816,6 +816,22 @@ both!(
 
         let a = custody_open(&t, &doc, "Main").await;
         code(&move_of(&t, &a, "ten").await, "732");
+        // An ACH debit or payout to a routing number that fails the ABA check digit: `215`.
+        let external = |routing: &'static str| {
+            [
+                ("types", "Account"),
+                ("accountId", a.as_str()),
+                ("ExtAccountfullname", "Ada Stone"),
+                ("Extnickname", "Main"),
+                ("ExtRoutingnumber", routing),
+                ("ExtAccountnumber", "000123456789"),
+            ]
+        };
+        code(&t.post("updateExternalAccount", &external("123456789")).await, "101");
+        code(&move_of(&t, &a, "10").await, "215");
+        let payout = [("accountId", a.as_str()), ("amount", "1.00"), ("type", "ach")];
+        code(&t.post("createCustodyFundDisbursement", &payout).await, "215");
+        code(&t.post("updateExternalAccount", &external(ROUTING)).await, "101");
         let r = move_of(&t, &a, "100000.01").await;
         code(&r, "106");
         assert!(

@@ -11,7 +11,7 @@ use shared::list::ListSpec;
 use shared::model::custody::{
     disbursement_holds, disbursement_move_allowed, Disbursement, DISBURSEMENT_STATUSES, DISBURSEMENT_TYPES,
 };
-use shared::model::payments::{cents, fund_amount};
+use shared::model::payments::{cents, check_aba, fund_amount};
 use shared::records::{self, custody as rec, payments as pay, Stored};
 
 use crate::requests::open_custody_account;
@@ -60,7 +60,8 @@ async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let (store, client) = (ctx.store(), ctx.client_id());
     let account = open_custody_account(&ctx, &account).await?;
     if !wire {
-        pay::usable_external(store, client, &account).await?;
+        // An ACH payout goes to the routing number on file: it must pass the ABA check.
+        check_aba(&pay::usable_external(store, client, &account).await?.routing_number)?;
     }
     let now = ctx.now();
     let d = Disbursement {

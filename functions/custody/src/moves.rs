@@ -8,7 +8,7 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 use shared::model::ids::{no_account, numeric_id, AccountId};
 use shared::model::payments::{
-    ach_blocked, fund_amount, money, no_provider, FundMove, FundStatus, CUSTODY_KIND, FUND_MOVE, SANDBOX_R01,
+    ach_blocked, check_aba, fund_amount, money, no_provider, FundMove, FundStatus, CUSTODY_KIND, FUND_MOVE, SANDBOX_R01,
     SANDBOX_SETTLED,
 };
 use shared::model::Account;
@@ -37,6 +37,8 @@ async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     if pay::ach_blocked(store, client, &account).await? {
         return Err(ach_blocked());
     }
+    // An ACH debit, as externalFundMove's: its routing number passes the ABA check (part 3).
+    check_aba(&ext.routing_number)?;
     let (settings, _) = pay::settings(store, client).await?;
     let cap = MOVE_CAP.min(settings.custody_risk_limit);
     if amount > cap {
