@@ -1498,3 +1498,44 @@ both!(
         assert_eq!(kinds, [r#""debit""#, r#""debit""#, r#""refund""#, r#""refund""#]);
     }
 );
+
+both!(
+    a_card_charge_of_a_sub_cent_total_rounds_up_to_the_cent,
+    |t: TestApp| async move {
+        use crate::fixtures::{with, ISSUER, OFFERING};
+        let r = t.put("createIssuer", ISSUER).await;
+        let issuer = r.inserted("issuerDetails")["issuerId"].as_str().unwrap().to_owned();
+        let params = with(
+            OFFERING,
+            &[("issuerId", &issuer), ("unitPrice", "0.335"), ("totalShares", "1000")],
+        );
+        let r = t.put("createOffering", &params).await;
+        let o = r.inserted("offeringDetails")["offeringId"].as_str().unwrap().to_owned();
+        let (a, _) = investor(&t).await;
+        link_card(&t, &a, APPROVES).await;
+        // 7 x 0.335 = 2.345 and 5 x 0.335 = 1.675: a charge never leaves the trade short.
+        for (units, charged) in [("7", "2.35"), ("5", "1.68")] {
+            let trade = [
+                ("accountId", a.as_str()),
+                ("offeringId", o.as_str()),
+                ("transactionType", "CREDITCARD"),
+                ("transactionUnits", units),
+            ];
+            let r = t.post("createTrade", &trade).await;
+            code(&r, "101");
+            let id = r.inserted("purchaseDetails")["tradeId"].as_str().unwrap().to_owned();
+            let charge = [
+                ("accountId", a.as_str()),
+                ("tradeId", id.as_str()),
+                ("createdIpAddress", "10.0.0.1"),
+            ];
+            let r = t.post("ccFundMove", &charge).await;
+            code(&r, "101");
+            assert_eq!(
+                r.json["transactionDetails"][0]["totalAmount"],
+                json!(charged),
+                "{units} units"
+            );
+        }
+    }
+);

@@ -8,8 +8,8 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 use shared::model::ids::{no_account, numeric_id, AccountId};
 use shared::model::payments::{
-    ach_blocked, check_aba, fund_amount, money, no_provider, FundMove, FundStatus, CUSTODY_KIND, FUND_MOVE, SANDBOX_R01,
-    SANDBOX_SETTLED,
+    ach_blocked, check_aba, fund_amount, money, no_provider, FundMove, FundStatus, CUSTODY_KIND, FUND_MOVE,
+    SANDBOX_R01, SANDBOX_SETTLED,
 };
 use shared::model::Account;
 use shared::records::{self, payments as pay};

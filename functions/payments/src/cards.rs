@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use http::Method;
-use rust_decimal::Decimal;
+use rust_decimal::{Decimal, RoundingStrategy};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use shared::batches::{Batch, Due};
@@ -156,7 +156,12 @@ async fn charge(ctx: Ctx, p: Params, with_amount: bool, method: &'static str) ->
                 .ok_or_else(no_card)?
                 .rec;
             not_funded(&ctx, &trade.rec).await?;
-            let amount = req.amount.unwrap_or(trade.rec.total_amount).round_dp(2);
+            // A trade total finer than a cent is charged up to the next cent, so that a
+            // funded trade is never short of its amount.
+            let amount = req
+                .amount
+                .unwrap_or(trade.rec.total_amount)
+                .round_dp_with_strategy(2, RoundingStrategy::AwayFromZero);
             let (settings, _) = pay::settings(store, client).await?;
             if amount > settings.card_limit {
                 return Err(ApiError::invalid(
