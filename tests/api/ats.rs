@@ -267,6 +267,13 @@ both!(
             clob(&t, &m).await["orderDetailsOffer"],
             json!({"price": "Not Disclosed", "shares": 3})
         );
+        // A disclosed order at that price shows it, and only its own shares beside it.
+        order(&t, &m, &b, "Sell", "2", "11").await;
+        t.settle().await;
+        assert_eq!(
+            clob(&t, &m).await["orderDetailsOffer"],
+            json!({"price": "11", "shares": 2})
+        );
         let r = t
             .post("getClob", &[("securityID", &m.security), ("issuerID", "1")])
             .await;

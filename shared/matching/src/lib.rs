@@ -114,7 +114,8 @@ pub enum Quote<P> {
     None,
     /// Only requests for quote.
     Rfq,
-    /// The best limit price, the shares at it, and whether any order there discloses it.
+    /// The best limit price, whether any order there discloses it, and the shares shown at
+    /// it: the disclosed ones when an order discloses it, else all of them.
     Price { price: P, quantity: Qty, disclosed: bool },
 }
 
@@ -290,10 +291,17 @@ impl<P: Price> Book<P> {
             Side::Sell => self.asks.iter().next(),
         };
         if let Some((price, level)) = best {
+            // Where an order discloses the price, only the disclosed shares show beside it:
+            // counting a hidden order's there would tell its price.
+            let disclosed = level.iter().any(|r| r.order.disclosed);
             return Quote::Price {
                 price: *price,
-                quantity: level.iter().map(|r| r.order.remaining).sum(),
-                disclosed: level.iter().any(|r| r.order.disclosed),
+                quantity: level
+                    .iter()
+                    .filter(|r| r.order.disclosed || !disclosed)
+                    .map(|r| r.order.remaining)
+                    .sum(),
+                disclosed,
             };
         }
         if self.rfqs.iter().any(|r| r.order.side == side) {

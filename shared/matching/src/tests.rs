@@ -280,9 +280,10 @@ fn the_quote_is_the_best_level_or_rfq_or_nothing() {
         book.quote(Side::Sell),
         Quote::Price {
             price: 12,
-            quantity: 15,
+            quantity: 5,
             disclosed: true
-        }
+        },
+        "the hidden order's 10 shares do not show beside the price they would tell"
     );
     assert_eq!(
         book.quote(Side::Buy),
