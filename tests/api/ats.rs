@@ -930,3 +930,28 @@ both!(integral_json_numbers_are_integers_for_orders, |t: TestApp| async move {
         code(&r, "101");
     }
 });
+
+both!(
+    a_book_whose_offering_stops_being_a_security_is_halted,
+    |t: TestApp| async move {
+        let m = market(&t).await;
+        let (a, b) = (create_account(&t).await, create_account(&t).await);
+        let ask = order(&t, &m, &a, "Sell", "10", "10").await;
+        let bid = order(&t, &m, &b, "Buy", "4", "9").await;
+        t.settle().await;
+        code(&t.post("deleteOffering", &[("offeringId", &m.security)]).await, "101");
+        // A crossing price no longer trades: both orders rest, unmatched.
+        let r = t
+            .post("updateOrder", &[("orderid", bid.as_str()), ("price", "10")])
+            .await;
+        code(&r, "101");
+        t.settle().await;
+        for id in [&ask, &bid] {
+            assert_eq!(status(&get_order(&t, id).await), "Live", "{id}");
+        }
+        let trades = t.get("/v3/ppex/trades").await;
+        assert_eq!(trades.json["ppex_trades"], json!([]), "{:?}", trades.json);
+        // The holder can still withdraw.
+        code(&t.post("cancelOrder", &[("orderid", &ask)]).await, "101");
+    }
+);

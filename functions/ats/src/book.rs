@@ -66,7 +66,10 @@ async fn run(ctx: &Ctx, msg: &BookMessage) -> Result<(), ApiError> {
 async fn round(ctx: &Ctx, msg: &BookMessage) -> Result<Round, ApiError> {
     let (store, client) = (ctx.store(), ctx.client_id());
     let now = ctx.app.clock.now();
-    let open = book::trading_week(store, client, &msg.security_id).await?.is_open(now);
+    // A halted book (its offering no longer a security) trades as a closed market: orders
+    // rest, marked for the open, and nothing matches.
+    let open = crate::support::listed(ctx, &msg.security_id).await?.is_some()
+        && book::trading_week(store, client, &msg.security_id).await?.is_open(now);
     if open && book::is_waiting(store, client, &msg.security_id).await? {
         if let Round::Stale = uncross(ctx, &msg.security_id, now).await? {
             return Ok(Round::Stale);
