@@ -1144,6 +1144,22 @@ both!(
             linked.next(1).await.is_none(),
             "the replacement fires its own webhook only"
         );
+
+        // A first link is a link, whichever call started it.
+        assert_eq!(
+            t.operator(Method::PUT, &setting, json!({"key": null})).await.status,
+            200
+        );
+        let fresh = create_account(&t).await;
+        code(
+            &t.post("updateLinkExternalAccount", &[("accountId", &fresh)]).await,
+            "101",
+        );
+        let r = t.operator(Method::POST, &bank_link_path(&t, &fresh), body).await;
+        assert_eq!(r.status, 200);
+        let got = linked.next(5).await.expect("linkExternalAccount webhook").pairs();
+        assert!(got.contains(&("accountId".to_owned(), fresh.clone())), "{got:?}");
+        assert!(relinked.next(1).await.is_none(), "nothing was replaced");
     }
 );
 
@@ -1537,5 +1553,32 @@ both!(
                 "{units} units"
             );
         }
+    }
+);
+
+both!(
+    no_payment_goes_into_an_offering_that_takes_no_more_investments,
+    |t: TestApp| async move {
+        let (a, o, id) = funded_setup(&t, "Main").await;
+        let (card_a, card_o, card_trade) = trade_of_type(&t, "CREDITCARD").await;
+        link_card(&t, &card_a, APPROVES).await;
+        for offering in [&o, &card_o] {
+            code(&t.post("cancelOffering", &[("offeringId", offering)]).await, "101");
+        }
+        let r = t.post("externalFundMove", &move_params(&a, &o, &id, "50.00")).await;
+        assert_eq!(
+            (r.code(), r.desc().contains("offeringId")),
+            ("106", true),
+            "{:?}",
+            r.json
+        );
+        let charge = [
+            ("accountId", card_a.as_str()),
+            ("tradeId", card_trade.as_str()),
+            ("createdIpAddress", "10.0.0.1"),
+        ];
+        code(&t.post("ccFundMove", &charge).await, "106");
+        let r = t.post("getExternalFundMoveHistory", &[("accountId", &a)]).await;
+        assert_eq!(r.json["accountDetails"], json!([]), "nothing written: {:?}", r.json);
     }
 );

@@ -118,7 +118,8 @@ pub fn trade_writes_or_check(
 
 /// The trade a payment is for, in CONTRACT's order: the account (`148`), the offering when
 /// named (`138`), the trade of that account and offering (`188`), the account's primary
-/// party (`135`); with the escrow account of the trade's offering (empty: none).
+/// party (`135`), an offering that still accepts investments (`106`); with the escrow
+/// account of the trade's offering (empty: none).
 pub async fn paid_trade(
     ctx: &Ctx,
     account: &str,
@@ -143,6 +144,14 @@ pub async fn paid_trade(
         Some(o) => Some(o),
         None => offering::load(store, client, &trade.rec.offering_id).await?,
     };
+    // No new money into a deal that takes no more investments (CONTRACT: until closed,
+    // cancelled or deleted), as createTrade refuses one.
+    if let Some(o) = offering.as_ref().filter(|o| !o.rec.accepts_investments()) {
+        return Err(ApiError::invalid(
+            "offeringId",
+            format!("the offering does not accept investments (status {})", o.rec.status),
+        ));
+    }
     let escrow = offering.map(|o| o.rec.escrow_account_number).unwrap_or_default();
     Ok((trade, escrow))
 }

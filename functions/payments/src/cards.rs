@@ -61,7 +61,6 @@ pub async fn link(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     }
     let session = LinkSession {
         account_id: account.as_str().to_owned(),
-        method: "linkCreditCard".into(),
         id: shared::ids::unique(),
         created_date: ctx.now(),
         ip_address: ctx.ip.to_string(),

@@ -1,7 +1,7 @@
 //! Bank linking: linkExternalAccount and updateLinkExternalAccount answer the URL where the
 //! investor links a bank account (billed in production); the operator's `bank-link` is the
-//! investor's side in the sandbox: it creates or replaces the external account and fires the
-//! webhook of the operation that started the link, with part 1's fields (bank numbers
+//! investor's side in the sandbox: it creates or replaces the external account and fires
+//! `linkExternalAccount` or `updateLinkExternalAccount` as it did, with part 1's fields (bank numbers
 //! masked but the last four digits, or encrypted like `params` when the client has an
 //! encryption key). Shapes: `docs/payments.md`.
 
@@ -42,7 +42,6 @@ async fn start(ctx: Ctx, p: Params, method: &'static str) -> Result<Reply, ApiEr
     }
     let session = LinkSession {
         account_id: account.as_str().to_owned(),
-        method: method.into(),
         id: shared::ids::unique(),
         created_date: ctx.now(),
         ip_address: p.opt(&["createdIpAddress"])?.unwrap_or_else(|| ctx.ip.to_string()),
@@ -113,7 +112,7 @@ struct LinkEvent {
 /// `POST /operator/clients/{clientId}/accounts/{accountId}/bank-link`: `{"routingNumber",
 /// "accountNumber", "accountType"}`; completes the investor's link in the sandbox: the
 /// external account is created or replaced (nickname `Linked bank`, the account's name as
-/// holder) and the webhook of the operation that started the link fires. 200 the external
+/// holder) and `linkExternalAccount` or `updateLinkExternalAccount` fires, as it did. 200 the external
 /// account (as createExternalAccount's record) with `clientId`; 409 when no link was started
 /// for the account; 400 bad numbers; 404 unknown client or account.
 async fn bank_link(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
@@ -146,6 +145,7 @@ async fn bank_link(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, O
                 )));
             };
             let before = pay::external(store, client, Owner::Account, &account_id).await?;
+            let before_version = before.as_ref().map(|b| b.version);
             let now = ctx.now();
             let ext = ExternalAccount {
                 types: Owner::Account,
@@ -186,10 +186,16 @@ async fn bank_link(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, O
                 updated_ip: session.rec.ip_address.clone(),
             };
             let writes = vec![
-                pay::external_put(client, &ext, before.map(|b| b.version))?,
+                pay::external_put(client, &ext, before_version)?,
                 pay::link_clear(client, BANK, &account_id),
             ];
-            Ok(Plan::new(writes, ext).event(view_event(&session.rec.method, &event)))
+            // CONTRACT: the link creates (linkExternalAccount) or replaces
+            // (updateLinkExternalAccount) the external account, whichever call started it.
+            let method = match before_version {
+                None => "linkExternalAccount",
+                Some(_) => "updateLinkExternalAccount",
+            };
+            Ok(Plan::new(writes, ext).event(view_event(method, &event)))
         })
         .await?;
     Ok(OpReply::for_client(saved.view(), ctx.client_id()))

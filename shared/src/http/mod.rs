@@ -397,6 +397,8 @@ impl App {
             Ok(b) if b.is_empty() => serde_json::Map::new(),
             Ok(b) => match serde_json::from_slice(b) {
                 Ok(serde_json::Value::Object(body)) => body,
+                // `null` is no body, as an empty one is (a GET or DELETE sends none).
+                Ok(serde_json::Value::Null) => serde_json::Map::new(),
                 Ok(_) => return Err(OpError::BadRequest("the body must be a JSON object".into())),
                 Err(e) => return Err(OpError::BadRequest(format!("invalid JSON: {e}"))),
             },

@@ -419,8 +419,6 @@ pub struct CardMoveView<'a> {
 #[serde(rename_all = "camelCase")]
 pub struct LinkSession {
     pub account_id: String,
-    /// The operation that started it: its webhook fires when the link completes.
-    pub method: String,
     pub id: String,
     pub created_date: String,
     pub ip_address: String,
