@@ -92,6 +92,19 @@ async fn fetch_ok(t: &TestApp, url: &str) -> Vec<u8> {
     body.to_vec()
 }
 
+/// Asserts `stored` is `original` stamped with `text` on every page: an incremental update.
+fn assert_stamped(stored: &[u8], original: &[u8], text: &str) {
+    assert!(
+        stored.starts_with(original) && stored.len() > original.len(),
+        "an incremental update"
+    );
+    let doc = Document::load_mem(stored).expect("a readable PDF");
+    for n in doc.get_pages().keys() {
+        let found = doc.extract_text(&[*n]).unwrap();
+        assert!(found.contains(text), "page {n}: {found:?}");
+    }
+}
+
 /// The offering's documents (asserting the call succeeded).
 async fn documents(t: &TestApp, offering: &str) -> Vec<Value> {
     let r = t.post("getDocumentsforOffering", &[("offeringId", offering)]).await;
@@ -160,7 +173,10 @@ both!(add_and_get_offering_documents, |t: TestApp| async move {
         );
         assert!(a["documentId"].as_str().unwrap().parse::<u64>().unwrap() >= 100_000);
     }
-    assert_eq!(fetch_ok(&t, added[0]["documentURL"].as_str().unwrap()).await, memo);
+    // The PDF carries the offering's watermark (createOffering's stampingText); the sheet,
+    // which cannot be watermarked (part 1), is kept as sent.
+    let stored = fetch_ok(&t, added[0]["documentURL"].as_str().unwrap()).await;
+    assert_stamped(&stored, &memo, "CONFIDENTIAL");
     assert_eq!(fetch_ok(&t, added[1]["documentURL"].as_str().unwrap()).await, sheet);
     // One webhook per document, with its record's fields.
     let mut got = BTreeSet::new();
@@ -259,14 +275,24 @@ both!(stamping_text_watermarks_pdfs, |t: TestApp| async move {
         .unwrap()
         .to_owned();
     assert_eq!(fetch_ok(&t, &url2).await, stamped);
-    // Without stampingText (or blank) the bytes are kept as sent.
+    // Without stampingText (or blank) the offering's own stampingText stamps it.
     let r = upload(&t, &id, "plain.pdf", &original, &[("stampingText", " ")]).await;
     let url3 = r.json["document_details"][0]["documentURL"]
         .as_str()
         .unwrap()
         .to_owned();
-    assert_eq!(fetch_ok(&t, &url3).await, original);
+    assert_stamped(&fetch_ok(&t, &url3).await, &original, "CONFIDENTIAL");
     assert_eq!(documents(&t, &id).await.len(), 3);
+    // A PDF the offering's stamp cannot read is stored as sent, not refused: only the
+    // upload's own stampingText asks that every file be stamped.
+    let broken = [b"%PDF-1.4\n".as_slice(), &blob(2000, 9)].concat();
+    let r = upload(&t, &id, "scan.pdf", &broken, &[]).await;
+    code(&r, "101");
+    let url4 = r.json["document_details"][0]["documentURL"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(fetch_ok(&t, &url4).await, broken);
 
     // Only PDFs can be watermarked; an unreadable PDF cannot be; nothing is written.
     let other = offering(&t).await;
@@ -448,7 +474,8 @@ both!(add_document_rejections_write_nothing, |t: TestApp| async move {
         big.resize(50_000_000, b' ');
         code(&upload(&t, &id, "big.pdf", &big, &[]).await, "101");
         let docs = documents(&t, &id).await;
-        assert_eq!(fetch_ok(&t, docs[0]["url"].as_str().unwrap()).await.len(), 50_000_000);
+        let stored = fetch_ok(&t, docs[0]["url"].as_str().unwrap()).await;
+        assert_stamped(&stored, &big, "CONFIDENTIAL");
     }
 });
 
@@ -497,7 +524,11 @@ both!(update_offering_document_and_its_alias, |t: TestApp| async move {
         (&rec["documentId"], &rec["documentTitle"], &rec["offeringId"]),
         (&json!(doc), &json!("Memorandum v2"), &json!(id))
     );
-    assert_eq!(fetch_ok(&t, rec["documentURL"].as_str().unwrap()).await, bytes);
+    assert_stamped(
+        &fetch_ok(&t, rec["documentURL"].as_str().unwrap()).await,
+        &bytes,
+        "CONFIDENTIAL",
+    );
     let w = l.next(5).await.expect("updateOfferingDocument webhook");
     let names: Vec<String> = w.pairs().into_iter().map(|(k, _)| k).collect();
     assert_eq!(names, ["documentId", "documentTitle", "documentURL", "offeringId"]);

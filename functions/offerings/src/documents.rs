@@ -3,7 +3,8 @@
 //! name) and deleteDocumentsforOffering. Bytes in the blob store, one record per document
 //! in the offering's partition (`shared::documents`, owner kind `OFFERING`), and a pointer
 //! from each document ID to its offering (updateOfferingDocument takes the document ID
-//! alone). PDFs may be watermarked on upload (`stampingText`, see `watermark.rs`).
+//! alone). PDFs are watermarked on upload with the offering's `stampingText`, or the upload's
+//! own (see `watermark.rs`).
 //! Shapes and decisions: `docs/offerings-documents.md`.
 
 use serde::Serialize;
@@ -163,6 +164,26 @@ async fn watermark_files(files: &mut [NewFile], text: &str) -> Result<(), ApiErr
     Ok(())
 }
 
+/// The offering's own watermark (createOffering's `stampingText`, "watermark text") on each
+/// upload that is a PDF it can be stamped on; other files, which part 1 says cannot be
+/// watermarked, and PDFs the stamp cannot read are stored as sent. A blank text stamps
+/// nothing; a text longer than a stamp takes is cut to its first [`watermark::MAX_TEXT`]
+/// characters.
+async fn stamp_pdfs(files: &mut [NewFile], text: &str) {
+    let text: String = text.trim().chars().take(watermark::MAX_TEXT).collect();
+    if text.is_empty() {
+        return;
+    }
+    for f in files.iter_mut().filter(|f| is_pdf(&f.file_name)) {
+        let (bytes, owned) = (f.upload.bytes.clone(), text.clone());
+        match tokio::task::spawn_blocking(move || watermark::stamp(&bytes, &owned)).await {
+            Ok(Ok(out)) => f.upload.bytes = bytes::Bytes::from(out),
+            Ok(Err(e)) => tracing::info!(file = %f.file_name, why = %e.message(), "PDF stored unstamped"),
+            Err(e) => tracing::warn!(error = %e, "PDF reader failed on an upload; stored unstamped"),
+        }
+    }
+}
+
 /// The addDocumentsforOffering record and webhook of a document.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -243,7 +264,8 @@ struct DeletedEvent<'a> {
 /// (`documentTitle0=a&documentTitle1=b`), `documentFileReferenceCode` (the client's tracking
 /// number, kept on every file of the request), `file_name` (`filename0=...`, no special
 /// characters), `userfile0`..; optional `templateName`, `approval`, `supervisorname`,
-/// `date`, `createdIpAddress`, and `stampingText` (every file a PDF, stamped with it).
+/// `date`, `createdIpAddress`, and `stampingText` (every file a PDF, stamped with it; without
+/// it, the PDFs are stamped with the offering's own `stampingText` where they can be).
 /// `.pdf`, `.xls`, `.docx` of at most 50 MB. Answers `document_details`, one
 /// `{offeringId, documentReferenceCode, documentId, documentURL}` per file; fires
 /// `addDocumentsforOffering` once per document with those fields.
@@ -262,11 +284,15 @@ pub async fn add(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         check_name("file_name", &f.file_name)?;
     }
     let mut extra = upload_extra(&p)?;
-    if let Some(text) = stamping_text(&p)? {
-        watermark_files(&mut files, &text).await?;
-        extra.insert("stampingText".into(), Value::from(text));
+    let sent = stamping_text(&p)?;
+    if let Some(text) = &sent {
+        watermark_files(&mut files, text).await?;
+        extra.insert("stampingText".into(), Value::from(text.as_str()));
     }
     let offering = live_offering(&ctx, &offering_id).await?;
+    if sent.is_none() {
+        stamp_pdfs(&mut files, &offering.rec.stamping_text).await;
+    }
     let id = offering.rec.id.as_str();
     let client = ctx.client_id().to_owned();
     let (mut docs, _) = documents::store_with(&ctx, owner(id), files, &extra).await?;
