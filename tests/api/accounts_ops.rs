@@ -191,7 +191,13 @@ both!(
         }
         assert_eq!(snapshot(&t, &id).await, current, "refused patches change nothing");
         // A known field with a value its rules refuse: an invalid request, nothing written.
-        for refused in [json!({"state": "Texas"}), json!({"tags": "a,b,c,d,e,f,g,h,i,j,k"})] {
+        for refused in [
+            json!({"state": "Texas"}),
+            json!({"tags": "a,b,c,d,e,f,g,h,i,j,k"}),
+            // createAccount's required fields stay set (updateAccount keeps them too).
+            json!({"accountName": " "}),
+            json!({"address1": "2 Elm St", "accountName": ""}),
+        ] {
             let r = patch_account(&t, &id, refused).await;
             assert_eq!((r.status, r.code()), (422, "1422"), "{:?}", r.json);
         }
@@ -225,6 +231,8 @@ both!(
             .await);
         let archived = snapshot(&t, &id).await;
         assert_eq!(update(&t, &full_row(&id, "Houston")).await.code(), "148");
+        let r = patch_account(&t, &id, json!({"city": "Houston"})).await;
+        assert_eq!((r.status, r.code()), (404, "1404"), "{:?}", r.json);
         assert_eq!(snapshot(&t, &id).await, archived);
         ok(&t.post("deleteAccount", &[("accountId", &id)]).await);
         assert_eq!(update(&t, &full_row(&id, "Houston")).await.code(), "148");
@@ -485,7 +493,7 @@ both!(
         );
         assert_eq!(snapshot(&t, &id).await["account"]["accountstatus"], "Archived");
         assert_eq!(link(&t, &id, "IndivACParty", &p, "0").await.code(), "148", "not active");
-        // Again: nothing changes, no webhook.
+        // Again: nothing changes, and the call still fires (part 1: no de-duplication).
         let before = snapshot(&t, &id).await;
         ok(&t
             .post(
@@ -493,6 +501,7 @@ both!(
                 &[("accountId", &id), ("archiveStatus", "1")],
             )
             .await);
+        assert_eq!(upper.next(5).await.expect("a repeat fires").pairs(), expected);
         assert!(lower.next(2).await.is_none());
         assert_eq!(snapshot(&t, &id).await, before);
         // Rejections.

@@ -214,7 +214,8 @@ fn bad_request(desc: impl Into<String>) -> ApiError {
 }
 
 /// `PATCH /v3/accounts/{accountId}` with `{"account": {...}}`: omitted fields unchanged,
-/// read-only fields ignored, unknown fields `1400`, HTTP 304 when nothing changes, no webhook.
+/// read-only fields ignored, unknown fields `1400`, a blank required field (createAccount's)
+/// `1422`, an archived account 404, HTTP 304 when nothing changes, no webhook.
 /// A concurrent change of the same account makes the write fail its version check; the
 /// patch is then applied again to the fresh copy (it names only the fields it changes).
 pub async fn patch(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
@@ -226,6 +227,10 @@ pub async fn patch(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_changed_fields(changes.keys().map(String::as_str), FIELD_PERMISSIONS)?;
     ctx.transact(async move |ctx, _| {
         let stored = load_live(&ctx, &id).await?;
+        // Archived is not active: every other write of an account refuses it (`148`).
+        if stored.rec.archived {
+            return Err(ApiError::not_found(format!("Account {id} is archived")));
+        }
         let mut fields = match serde_json::to_value(&stored.rec) {
             Ok(Value::Object(m)) => m,
             _ => return Err(ApiError::internal("account is not an object")),
@@ -277,6 +282,11 @@ fn parse_changes(changes: &Map<String, Value>) -> Result<Map<String, Value>, Api
     };
     for (k, v) in &out {
         let text = v.as_str().unwrap_or_default();
+        // createAccount's required fields stay set, as updateAccount keeps them.
+        let required = REQUIRED.iter().any(|names| names.last() == Some(&k.as_str()));
+        if required && text.trim().is_empty() {
+            return Err(invalid(ApiError::invalid(k, "is required and cannot be blank")));
+        }
         match k.as_str() {
             "state" => validate::us_state("state", text).map_err(invalid)?,
             "tags" => validate::tags(text).map_err(invalid)?,
@@ -447,9 +457,10 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
 }
 
 /// `updateAccountArchivestatus` / `updateAccountArchiveStatus`: `archiveStatus` `1` archives,
-/// `0` makes the account active again. Setting the current status again answers `101` and
-/// changes nothing (no webhook). The webhook goes under both spellings: routing matches names
-/// case-insensitively, so the service cannot tell which one the client called.
+/// `0` makes the account active again. Setting the current status again answers `101`,
+/// writes nothing and still fires (part 1: every successful call fires, no de-duplication;
+/// as updatePartyEntityArchivestatus). The webhook goes under both spellings: routing matches
+/// names case-insensitively, so the service cannot tell which one the client called.
 pub async fn archive(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     ctx.check_fields(&p, &["archiveStatus"])?;
     let id = p.req(&["accountId"])?;
@@ -462,7 +473,8 @@ pub async fn archive(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     };
     let event = view_event(&ctx.operation, &view);
     let reply = Reply::ok().with("accountDetails", &view);
-    change_account(&ctx, id.clone(), true, move |before| {
+    let fired = event.clone();
+    let changed = change_account(&ctx, id.clone(), true, move |before| {
         if before.archived == archived {
             return None;
         }
@@ -470,9 +482,13 @@ pub async fn archive(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         after.archived = archived;
         after.updated = now.clone();
         after.updated_ip = ip.clone();
-        Some((after, vec![event.clone()]))
+        Some((after, vec![fired.clone()]))
     })
     .await?;
+    if changed.is_none() {
+        ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
+            .await?;
+    }
     Ok(reply)
 }
 

@@ -67,8 +67,14 @@ async fn approve(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpE
     let offering_id = id.to_owned();
     let o = change_offering(&ctx, id, Vec::new(), move |o| {
         if !o.accepts_investments() {
+            // Only a closed offering that was never cancelled can be reopened (part 2).
+            let then = if o.status == status::CLOSED && o.status_before_close != status::CANCELLED {
+                "reopen it before approving"
+            } else {
+                "a cancelled offering is not approved again"
+            };
             return Err(ApiError::conflict(format!(
-                "offering {offering_id} is {}: reopen it before approving",
+                "offering {offering_id} is {}: {then}",
                 o.status
             )));
         }
