@@ -267,11 +267,31 @@ pub async fn perform_kyc_aml_basic(ctx: Ctx, p: Params) -> Result<Reply, ApiErro
     perform_kyc(ctx, p, "performKycAmlBasic", false).await
 }
 
-/// The request's parameters as text, credentials left out (performAml's webhook).
+/// The result fields performAml's webhook adds after the request's (part 1's table).
+const AML_RESULT_FIELDS: [&str; 8] = [
+    "apiMethodName",
+    "tblFields",
+    "devPerms",
+    "amlStatus",
+    "amlList",
+    "amlScore",
+    "expected_id",
+    "verificationResponse",
+];
+
+/// The request's parameters as text (performAml's webhook), credentials left out, and so is
+/// a parameter named as a result field: each name is sent once, with the service's value (a
+/// receiver reading the first `amlStatus` must not read the client's).
 fn request_fields(p: &Params) -> Vec<(String, String)> {
+    let dropped = |k: &str| {
+        ["clientID", "developerAPIKey"]
+            .iter()
+            .chain(AML_RESULT_FIELDS.iter())
+            .any(|name| k.eq_ignore_ascii_case(name))
+    };
     p.map()
         .iter()
-        .filter(|(k, _)| !k.eq_ignore_ascii_case("clientID") && !k.eq_ignore_ascii_case("developerAPIKey"))
+        .filter(|(k, _)| !dropped(k))
         .filter_map(|(k, v)| {
             let text = match v {
                 Value::String(s) => s.clone(),
@@ -316,18 +336,20 @@ pub async fn perform_aml(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         );
         writes.extend(kyc_writes(&ctx, before, &rec)?);
         writes.extend(billing(&ctx, "performAml", target.id(), &report.id_number)?);
+        let [api_method, tbl_fields, dev_perms, aml_status, aml_list, aml_score, expected_id, verification] =
+            AML_RESULT_FIELDS;
         let event = fields
             .iter()
             .fold(Event::new("performAml"), |e, (k, v)| e.field(k, v.clone()))
-            .field("apiMethodName", "performAml".to_owned())
-            .field("tblFields", "amlStatus,amlDate".to_owned())
-            .field("devPerms", "1".to_owned())
-            .field("amlStatus", status.clone())
-            .field("amlList", report.list.clone())
-            .field("amlScore", report.score.to_string())
-            .field("expected_id", report.id_number.clone())
+            .field(api_method, "performAml".to_owned())
+            .field(tbl_fields, "amlStatus,amlDate".to_owned())
+            .field(dev_perms, "1".to_owned())
+            .field(aml_status, status.clone())
+            .field(aml_list, report.list.clone())
+            .field(aml_score, report.score.to_string())
+            .field(expected_id, report.id_number.clone())
             .field(
-                "verificationResponse",
+                verification,
                 report.response()["results"]["message"].as_str().map(str::to_owned),
             );
         Ok(Plan::new(writes, ()).event(event))
