@@ -239,5 +239,8 @@ pub async fn kyc_request_by_id(ctx: &Ctx, request_id: &str) -> Result<Stored<Kyc
     let investor = investor_of_request(ctx.store(), ctx.client_id(), &id)
         .await?
         .ok_or_else(no_request)?;
-    records::live::<KycRequest>(ctx, &investor, no_request).await
+    let request = records::live::<KycRequest>(ctx, &investor, no_request).await?;
+    // The request of a deleted investor is not moved (`198`/`148`, as updateKycAmlStatus).
+    Investor::load(ctx, &investor).await?;
+    Ok(request)
 }

@@ -282,6 +282,16 @@ both!(update_kyc_aml_request_errors_write_nothing, |t: TestApp| async move {
     }
     assert!(hook.next(2).await.is_none(), "no webhook for rejected calls");
     assert_eq!(stored_request(&t, &id).await, before, "nothing written");
+    // The request of a deleted party is not moved, as updateKycAmlStatus does not decide it.
+    assert_eq!(t.post("deleteParty", &[("partyId", &id)]).await.code(), "101");
+    let r = t
+        .post(
+            "updateKycAmlRequest",
+            &[("requestId", &request_id), ("requestStatus", "Approved")],
+        )
+        .await;
+    assert_eq!(r.code(), "198", "{:?}", r.json);
+    assert!(hook.next(2).await.is_none(), "no webhook");
 });
 
 both!(
