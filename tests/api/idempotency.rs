@@ -131,3 +131,83 @@ both!(
         assert_eq!(t.get("/v3/parties").await.code(), "239", "nothing ran");
     }
 );
+
+/// `request` sent as `creds` with an `Idempotency-Key`.
+async fn keyed(t: &TestApp, method: Method, uri: &str, key: &str, content_type: &str, body: Bytes) -> Resp {
+    let auth = t.creds().bearer();
+    let headers = [
+        ("authorization", auth.as_str()),
+        ("content-type", content_type),
+        ("idempotency-key", key),
+    ];
+    t.raw(method, uri, &headers, Ok(body)).await
+}
+
+both!(
+    a_key_holds_for_writes_by_get_and_for_uploads_sent_again,
+    |t: TestApp| async move {
+        // A method-style operation writes whatever its verb: a GET keeps its key too.
+        let uri = format!("/v3/createParty?{}", serde_urlencoded::to_string(PARTY).unwrap());
+        let first = keyed(&t, Method::GET, &uri, "by-get", "text/plain", Bytes::new()).await;
+        code(&first, "101");
+        let again = keyed(&t, Method::GET, &uri, "by-get", "text/plain", Bytes::new()).await;
+        assert_eq!(again.json, first.json);
+        assert_eq!(again.headers["idempotent-replayed"], "true");
+        assert_eq!(t.get("/v3/parties").await.json["pagination"]["totalRecords"], 1);
+
+        // An upload sent again carries a new multipart boundary: the same parts replay.
+        let party = party_id(&first);
+        let file = vec![b'a'; 2048];
+        let fields = [
+            ("partyId", party.as_str()),
+            ("documentTitle", "documentTitle0=Passport"),
+        ];
+        let (content_type, body) = api_tests::multipart_body(&fields, &[("userfile0", "id.txt", &file)]);
+        let uri = "/v3/uploadPartyDocument";
+        let first = keyed(&t, Method::POST, uri, "upload-1", &content_type, body.clone()).await;
+        code(&first, "101");
+        let boundary = content_type.rsplit('=').next().unwrap().to_owned();
+        let renamed = |b: &Bytes| Bytes::from(String::from_utf8_lossy(b).replace(&boundary, "another-boundary-42"));
+        let other_type = content_type.replace(&boundary, "another-boundary-42");
+        let again = keyed(&t, Method::POST, uri, "upload-1", &other_type, renamed(&body)).await;
+        assert_eq!(again.json, first.json, "{:?}", again.json);
+        assert_eq!(again.headers["idempotent-replayed"], "true");
+        let r = t.post("getPartyDocument", &[("partyId", &party)]).await;
+        assert_eq!(
+            r.json["partyDocumentDetails"].as_array().map(Vec::len),
+            Some(1),
+            "one document: {:?}",
+            r.json
+        );
+        // Other parts are another request.
+        let (ct, changed) = api_tests::multipart_body(&fields, &[("userfile0", "id.txt", &vec![b'b'; 2048])]);
+        let r = keyed(&t, Method::POST, uri, "upload-1", &ct, changed).await;
+        assert_eq!((r.status, r.code()), (422, "1422"));
+    }
+);
+
+both!(an_answer_too_large_to_keep_releases_its_key, |t: TestApp| async move {
+    // Two accounts of about 250 kB each: a list of both is larger than any record.
+    let notes = "n".repeat(250_000);
+    for _ in 0..2 {
+        let account = [crate::fixtures::ACCOUNT, &[("notes", notes.as_str())][..]].concat();
+        code(&t.put("createAccount", &account).await, "101");
+    }
+    let list = || {
+        keyed(
+            &t,
+            Method::POST,
+            "/v3/getAllAccounts",
+            "big-list",
+            "application/x-www-form-urlencoded",
+            Bytes::new(),
+        )
+    };
+    let first = list().await;
+    code(&first, "101");
+    assert!(first.json.to_string().len() > 400_000);
+    // Not kept, so not replayed: the retry runs again, never a 409.
+    let again = list().await;
+    code(&again, "101");
+    assert!(again.headers.get("idempotent-replayed").is_none());
+});

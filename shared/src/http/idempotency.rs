@@ -174,14 +174,39 @@ fn earlier(found: &crate::store::Item, fingerprint: &str, now: i64) -> Result<Cl
     }
 }
 
+/// A multipart request's parts as compared between uses of a key (a digest of its fields and
+/// of each file's field, name, type and bytes), whatever boundary separated them.
+pub fn parts(params: &crate::http::params::Params) -> Vec<u8> {
+    let mut h = blake3::Hasher::new();
+    h.update(&serde_json::to_vec(params.map()).unwrap_or_default());
+    for u in params.uploads() {
+        for part in [
+            u.field.as_bytes(),
+            u.file_name.as_bytes(),
+            u.content_type.as_bytes(),
+            &u.bytes,
+        ] {
+            h.update(&(part.len() as u64).to_le_bytes());
+            h.update(part);
+        }
+    }
+    h.finalize().as_bytes().to_vec()
+}
+
+/// Frees a claimed key, so the request may be sent again: after an internal failure, or an
+/// answer too large to keep.
+pub fn release(held: &Held) -> Write {
+    Write::Delete {
+        key: held.key.clone(),
+        cond: None,
+    }
+}
+
 /// Records the answer of a claimed request (or, after an internal failure, releases the
 /// key so the request may be sent again).
 pub fn settle(held: &Held, status: u16, body: &[u8]) -> Write {
     if status >= 500 {
-        return Write::Delete {
-            key: held.key.clone(),
-            cond: None,
-        };
+        return release(held);
     }
     let mut item = held.key.item();
     item.insert("fp".into(), Val::S(held.fingerprint.clone()));

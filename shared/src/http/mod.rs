@@ -204,10 +204,18 @@ impl App {
             };
             if let Some(held) = idem.held {
                 // The answer replays from here on (a failure to store it leaves the key
-                // answering 409 until it expires: never a second run).
+                // answering 409 until it expires: never a second run). An answer larger
+                // than a record (a long list read) cannot be kept: the key is released.
                 let settle = idempotency::settle(&held, status, &body);
-                if let Err(e) = self.ports.store.write(vec![settle]).await {
-                    tracing::error!(error = %e, "idempotent answer not stored");
+                match self.ports.store.write(vec![settle]).await {
+                    Ok(()) => {}
+                    Err(crate::store::StoreError::TooLarge) => {
+                        tracing::warn!("idempotent answer too large to keep; key released");
+                        if let Err(e) = self.ports.store.write(vec![idempotency::release(&held)]).await {
+                            tracing::error!(error = %e, "idempotency key not released");
+                        }
+                    }
+                    Err(e) => tracing::error!(error = %e, "idempotent answer not stored"),
                 }
             }
             Handled {
@@ -307,13 +315,23 @@ impl App {
             return Err(e);
         }
         tracing::Span::current().record("operation", &*operation);
+        // Method-style operations write whatever their verb (GET included); resource-style
+        // GETs only read.
         if let Some(raw) = req
             .headers
             .get(idempotency::HEADER)
-            .filter(|_| req.method != Method::GET)
+            .filter(|_| req.method != Method::GET || style == Style::Method)
         {
             let key = idempotency::parse(raw)?;
-            let body = req.body.as_ref().map(|b| b.as_ref()).unwrap_or_default();
+            let raw_body = req.body.as_ref().map(|b| b.as_ref()).unwrap_or_default();
+            let multipart = req
+                .headers
+                .get(http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/"));
+            // A multipart body sent again has a new boundary: compared as its parts.
+            let parts = multipart.then(|| idempotency::parts(&params));
+            let body = parts.as_deref().unwrap_or(raw_body);
             let fp = idempotency::fingerprint(&req.method, &req.path, req.query.as_deref(), body);
             let now = self.ports.clock.now().timestamp();
             match idempotency::claim(self.ports.store.as_ref(), &client.id, &key, &fp, now).await? {
