@@ -548,6 +548,9 @@ both!(payment_settings_through_the_operator, |t: TestApp| async move {
         t.operator(Method::PUT, &block, json!({"blocked": true})).await.status,
         404
     );
+    for bad in [json!({"blocked": "yes"}), json!({"blocked": false, "zz": 1}), json!({})] {
+        assert_eq!(t.operator(Method::PUT, &block, bad.clone()).await.status, 400, "{bad}");
+    }
 });
 
 fn ach() -> shared::batches::Batch {
@@ -1562,6 +1565,37 @@ both!(
         let (a, o, id) = funded_setup(&t, "Main").await;
         let (card_a, card_o, card_trade) = trade_of_type(&t, "CREDITCARD").await;
         link_card(&t, &card_a, APPROVES).await;
+        // Payments made before the offering is cancelled are voided by their batch, not
+        // collected.
+        let (queued_a, queued_o, queued_trade) = funded_setup(&t, "Main").await;
+        code(
+            &t.post(
+                "externalFundMove",
+                &move_params(&queued_a, &queued_o, &queued_trade, "50.00"),
+            )
+            .await,
+            "101",
+        );
+        let (queued_card_a, queued_card_o, queued_card_trade) = trade_of_type(&t, "CREDITCARD").await;
+        link_card(&t, &queued_card_a, APPROVES).await;
+        let queued_charge = [
+            ("accountId", queued_card_a.as_str()),
+            ("tradeId", queued_card_trade.as_str()),
+            ("createdIpAddress", "10.0.0.1"),
+        ];
+        code(&t.post("ccFundMove", &queued_charge).await, "101");
+        for offering in [&queued_o, &queued_card_o] {
+            code(&t.post("cancelOffering", &[("offeringId", offering)]).await, "101");
+        }
+        let r = t.operator(Method::POST, "/operator/batches/ach/run", json!({})).await;
+        assert_eq!(r.status, 200, "{:?}", r.json);
+        run_cards(&t).await;
+        let r = t.post("getExternalFundMoveHistory", &[("accountId", &queued_a)]).await;
+        assert_eq!(r.json["accountDetails"][0]["fundStatus"], "Voided", "{:?}", r.json);
+        assert_eq!(card_history(&t, &queued_card_a).await[0]["fundStatus"], "Voided");
+        for trade in [&queued_trade, &queued_card_trade] {
+            assert_eq!(trade_status(&t, trade).await, "CREATED");
+        }
         for offering in [&o, &card_o] {
             code(&t.post("cancelOffering", &[("offeringId", offering)]).await, "101");
         }
@@ -1580,5 +1614,15 @@ both!(
         code(&t.post("ccFundMove", &charge).await, "106");
         let r = t.post("getExternalFundMoveHistory", &[("accountId", &a)]).await;
         assert_eq!(r.json["accountDetails"], json!([]), "nothing written: {:?}", r.json);
+        // A deleted offering is 138, also where the charge names only the trade.
+        let (deleted_a, deleted_o, deleted_trade) = trade_of_type(&t, "CREDITCARD").await;
+        link_card(&t, &deleted_a, APPROVES).await;
+        code(&t.post("deleteOffering", &[("offeringId", &deleted_o)]).await, "101");
+        let charge = [
+            ("accountId", deleted_a.as_str()),
+            ("tradeId", deleted_trade.as_str()),
+            ("createdIpAddress", "10.0.0.1"),
+        ];
+        code(&t.post("ccFundMove", &charge).await, "138");
     }
 );

@@ -438,6 +438,8 @@ both!(operator_api_needs_its_token, |t: TestApp| async move {
         (Method::PUT, fields.clone(), json!([["partyId"]])),
         (Method::PUT, "/operator/escrow-bank".to_owned(), json!([true])),
         (Method::PUT, "/operator/escrow-bank".to_owned(), json!("x")),
+        (Method::PUT, "/operator/escrow-bank".to_owned(), json!(null)),
+        (Method::POST, "/operator/clients".to_owned(), json!(null)),
         (
             Method::POST,
             format!("/operator/clients/{}/keys", c.id),

@@ -54,6 +54,25 @@ fn not_ach() -> ApiError {
     ApiError::coded("194", "Trade is not an ACH trade")
 }
 
+/// The move a batch finds `Pending` that pays into an offering no longer taking investments
+/// (closed, cancelled or deleted since the move was made), voided instead of collected:
+/// CONTRACT's offering takes no money once it stops taking investments. `None` otherwise.
+pub async fn void_if_offering_ended(ctx: &Ctx, m: &Stored<FundMove>) -> Result<Option<FundMove>, ApiError> {
+    if !m.rec.pays_for_trade() || m.rec.offering_id.is_empty() {
+        return Ok(None);
+    }
+    let ended = offering::load(ctx.store(), ctx.client_id(), &m.rec.offering_id)
+        .await?
+        .is_none_or(|o| !o.rec.accepts_investments());
+    Ok(ended.then(|| {
+        m.rec.moved(
+            FundStatus::Voided,
+            "Voided: the offering no longer accepts investments",
+            &ctx.now(),
+        )
+    }))
+}
+
 /// The writes and webhook of a move changing from `before` to `after`: the record, the
 /// markers it leaves, and `updateExternalFundMoveStatus` unless `silent` (a void).
 pub fn move_writes(
@@ -145,7 +164,10 @@ pub async fn paid_trade(
         None => offering::load(store, client, &trade.rec.offering_id).await?,
     };
     // No new money into a deal that takes no more investments (CONTRACT: until closed,
-    // cancelled or deleted), as createTrade refuses one.
+    // cancelled or deleted), as createTrade refuses one; a deleted one is `138` everywhere.
+    if offering.as_ref().is_some_and(|o| o.rec.deleted) {
+        return Err(shared::model::ids::no_offering());
+    }
     if let Some(o) = offering.as_ref().filter(|o| !o.rec.accepts_investments()) {
         return Err(ApiError::invalid(
             "offeringId",

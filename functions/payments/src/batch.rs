@@ -14,7 +14,7 @@ use shared::records::payments as pay;
 use shared::records::trade;
 use shared::{batch_due, batch_process, operator_op, ApiError, Ctx, Plan, Ports, Routes};
 
-use crate::ach::{move_writes, trade_writes};
+use crate::ach::{move_writes, trade_writes, void_if_offering_ended};
 
 /// The ACH batch: 18:00 America/New_York on business days.
 pub const ACH: Batch = Batch {
@@ -43,7 +43,8 @@ async fn ach_due(ports: Arc<Ports>) -> Result<Vec<Due>, ApiError> {
 }
 
 /// Submits move `ref_num` if it is still `Pending` (else nothing: a second delivery, or a
-/// void that came first). A concurrent void and submission cannot both win: each writes
+/// void that came first); a debit into an offering that stopped taking investments since is
+/// voided instead. A concurrent void and submission cannot both win: each writes
 /// over the version it read.
 async fn submit(ctx: Ctx, ref_num: String) -> Result<bool, ApiError> {
     ctx.transact(async move |ctx, _| {
@@ -52,6 +53,10 @@ async fn submit(ctx: Ctx, ref_num: String) -> Result<bool, ApiError> {
             Some(m) if m.rec.fund_status == FundStatus::Pending => m,
             _ => return Ok(Plan::answer(false)),
         };
+        if let Some(voided) = void_if_offering_ended(&ctx, &stored).await? {
+            let (writes, events) = move_writes(client, &stored, &voided, true)?;
+            return Ok(Plan::new(writes, true).events(events));
+        }
         let mut after = stored.rec.moved(FundStatus::Submitted, "", &ctx.now());
         if after.is_refund() {
             // A refund goes to the account on file now; without one it waits (CONTRACT).

@@ -25,7 +25,7 @@ use shared::records::trade;
 use shared::records::{self, active_account};
 use shared::{batch_due, batch_process, op, operator_op, ApiError, Ctx, Params, Plan, Ports, Reply, Routes};
 
-use crate::ach::{move_writes, not_funded, paid_trade, trade_writes, trade_writes_or_check};
+use crate::ach::{move_writes, not_funded, paid_trade, trade_writes, trade_writes_or_check, void_if_offering_ended};
 use crate::batch::due_in;
 
 /// The card processor in force (the sandbox; a real processor adapter fills the same port).
@@ -278,7 +278,8 @@ async fn card_due(ports: Arc<Ports>) -> Result<Vec<Due>, ApiError> {
 }
 
 /// Captures charge `ref_num` if it is still `Pending`: `Settled` (the trade `FUNDED`) when
-/// the card approves, `Declined` (the trade free again) when it does not. The processor is
+/// the card approves, `Declined` (the trade free again) when it does not; `Voided`, asking
+/// nothing, when its offering stopped taking investments since. The processor is
 /// asked with the `RefNum` as its idempotency reference, so a retried attempt charges once.
 async fn capture(ctx: Ctx, ref_num: String) -> Result<bool, ApiError> {
     ctx.transact(async move |ctx, _| {
@@ -287,6 +288,10 @@ async fn capture(ctx: Ctx, ref_num: String) -> Result<bool, ApiError> {
             Some(m) if m.rec.fund_status == FundStatus::Pending && m.rec.is_card() => m,
             _ => return Ok(Plan::answer(false)),
         };
+        if let Some(voided) = void_if_offering_ended(&ctx, &stored).await? {
+            let (writes, _) = move_writes(client, &stored, &voided, true)?;
+            return Ok(Plan::new(writes, true));
+        }
         let mut card = stored.rec.card.clone().unwrap_or_default();
         let answer = processor().capture(&card.token, stored.rec.amount, &stored.rec.ref_num);
         card.processor_transaction_id = answer.transaction_id;

@@ -83,13 +83,16 @@ async fn put(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError
     Ok(OpReply::ok(view(ctx.client_id(), &after)))
 }
 
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AchBlock {
+    blocked: bool,
+}
+
 /// `PUT /operator/clients/{clientId}/accounts/{accountId}/ach`: `{"blocked": true or
 /// false}`; a blocked account's fund moves answer `773`. `404` for an unknown account.
 async fn block(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
-    let blocked = match req.body.get("blocked") {
-        Some(Value::Bool(b)) => *b,
-        _ => return Err(OpError::BadRequest("blocked: true or false".into())),
-    };
+    let AchBlock { blocked } = req.body()?;
     let ctx = octx.for_client(req.param("clientId"), "operator").await?;
     let account = req.param("accountId");
     let unknown = || OpError::NotFound(format!("no account {account} of client {}", ctx.client_id()));
