@@ -57,7 +57,8 @@ async fn change_offering(
 
 /// `POST /operator/clients/{clientId}/offerings/{offeringId}/approve`: `offeringStatus`
 /// becomes `Approved` (already approved: unchanged). A closed or cancelled offering is 409:
-/// approval would let it accept investments again; reopen it first.
+/// approval would let it accept investments again (a closed one is reopened first; a
+/// cancelled one never is).
 async fn approve(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
     req.no_body()?;
     let (client, id) = (req.param("clientId"), req.param("offeringId"));
