@@ -133,6 +133,15 @@ mod tests {
             serde_json::json!(["integer", "string"]),
             "an ID may be a number"
         );
+        // Writes take the opt-in Idempotency-Key header; resource reads do not.
+        let header = |op: &serde_json::Value| {
+            op["parameters"]
+                .as_array()
+                .is_some_and(|ps| ps.iter().any(|p| p["name"] == "Idempotency-Key" && p["in"] == "header"))
+        };
+        assert!(header(&paths["/v3/createParty"]["post"]) && header(&paths["/v3/createParty"]["put"]));
+        assert!(header(&paths["/v3/accounts/{accountId}"]["patch"]));
+        assert!(!header(&paths["/v3/accounts/{accountId}"]["get"]));
         let upload = &paths["/v3/uploadPartyDocument"]["post"]["requestBody"]["content"];
         let multipart = &upload["multipart/form-data"]["schema"];
         assert_eq!(multipart["properties"]["userfile0"]["format"], "binary");

@@ -62,6 +62,18 @@ fn body(entry: &Value, takes_files: bool) -> Value {
     json!({"required": has_required, "content": content})
 }
 
+/// The opt-in `Idempotency-Key` header a write takes (README, "Idempotency keys").
+fn idempotency_key() -> Value {
+    json!({
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": false,
+        "description": "Answer once: a retry with the same key and request replays the first \
+                        answer for 24 hours; the key with another request is 422 1422",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+    })
+}
+
 fn method_operation(name: &str, verb: &str, body: &Value) -> Value {
     let id = if verb == "post" {
         name.to_owned()
@@ -71,6 +83,7 @@ fn method_operation(name: &str, verb: &str, body: &Value) -> Value {
     json!({
         "operationId": id,
         "tags": ["method-style"],
+        "parameters": [idempotency_key()],
         "requestBody": body,
         "responses": {
             "200": answer("statusCode 101, or a refusal the spec answers with HTTP 200"),
@@ -79,7 +92,7 @@ fn method_operation(name: &str, verb: &str, body: &Value) -> Value {
             "408": answer("1408: the body did not arrive in time; never started"),
             "409": answer("1409: a request with the same Idempotency-Key is still running"),
             "413": answer("the body is over the limit"),
-            "422": answer("1422 where the spec says so"),
+            "422": answer("1422 where the spec says so, or an Idempotency-Key used with another request"),
             "500": answer("1500, with the request ID"),
             "502": answer("1502: a provider is unreachable"),
         },
@@ -132,6 +145,9 @@ fn resource_operation(verb: &str, pattern: &str) -> Value {
         op["responses"]["304"] = json!({"description": "nothing to change"});
         op["responses"]["409"] = answer("1409: a request with the same Idempotency-Key is still running");
         op["responses"]["413"] = answer("1400: the body is over the limit");
+        if let Some(params) = op["parameters"].as_array_mut() {
+            params.push(idempotency_key());
+        }
     }
     op
 }
