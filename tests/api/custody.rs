@@ -1075,6 +1075,16 @@ both!(
             r.json["pagination"],
             json!({"totalRecords": 4, "startIndex": 1, "endIndex": 2})
         );
+        // JSON numbers with an integral value are those integers (CONTRACT).
+        let body = json!({"offset": 1.0, "limit": 2e0});
+        let json_page = t
+            .json_as(&t.creds(), Method::POST, "/v3/getCustodyFundDisbursements", &body)
+            .await;
+        assert_eq!(
+            json_page.json["pagination"], r.json["pagination"],
+            "{:?}",
+            json_page.json
+        );
         let other = t.new_client(json!({"scopes": ["*"]})).await;
         let r = t
             .form_as(&other, Method::POST, "getCustodyFundDisbursements", &[])

@@ -95,18 +95,21 @@ const LIST: ListSpec = ListSpec::newest_first("requestId")
 /// (default 10), over the caller's own disbursements, newest first. Answers
 /// `custodyFundDisbursements` and `pagination`.
 async fn list(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let pairs: Vec<(String, String)> = p
-        .map()
-        .iter()
-        .filter(|(k, _)| matches!(k.as_str(), "filter" | "offset" | "limit" | "sort") || k.starts_with("filter["))
-        .map(|(k, v)| {
-            let text = match v {
+    let mut pairs = Vec::new();
+    for (k, v) in p.map() {
+        let text = if k == "offset" || k == "limit" {
+            // A JSON `2.0` is the integer 2 (CONTRACT, "Integral numbers").
+            p.integer_text(k)?.unwrap_or_default()
+        } else if k == "filter" || k == "sort" || k.starts_with("filter[") {
+            match v {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
-            };
-            (k.clone(), text)
-        })
-        .collect();
+            }
+        } else {
+            continue;
+        };
+        pairs.push((k.clone(), text));
+    }
     records::list::<Disbursement>(&ctx, &pairs, &LIST, "custodyFundDisbursements", |d, _| {
         records::raw(&d.view())
     })
