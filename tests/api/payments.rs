@@ -115,6 +115,18 @@ both!(external_accounts_round_trip, |t: TestApp| async move {
     assert_eq!(got.pairs(), api_tests::record_pairs(&sent));
     // One per account.
     code(&t.post("createExternalAccount", &external(&a, "Second")).await, "116");
+    // Parameters before existence (CONTRACT): a missing one is 106 even beside an ID that
+    // names nothing.
+    let mut incomplete = external("1", "Third");
+    incomplete.retain(|(k, _)| *k != "ExtAccountfullname");
+    let r = t.post("createExternalAccount", &incomplete).await;
+    assert_eq!(
+        (r.code(), r.desc().contains("ExtAccountfullname")),
+        ("106", true),
+        "{:?}",
+        r.json
+    );
+    code(&t.post("createExternalAccount", &external("1", "Third")).await, "148");
 
     let r = t.post("getExternalAccount", &[("accountId", &a)]).await;
     code(&r, "101");

@@ -29,8 +29,8 @@ fn owner_param(p: &Params, optional: bool) -> Result<(Owner, String), ApiError> 
         None => return Err(ApiError::missing("types")),
     };
     let id = match types {
-        Owner::Account => AccountId::param(p, &["accountId"])?.as_str().to_owned(),
-        Owner::Issuer => IssuerId::param(p, &["issuerId"])?.as_str().to_owned(),
+        Owner::Account => AccountId::param(p, &[owner_name(types)])?.as_str().to_owned(),
+        Owner::Issuer => IssuerId::param(p, &[owner_name(types)])?.as_str().to_owned(),
     };
     Ok((types, id))
 }
@@ -50,10 +50,26 @@ async fn owner_exists(ctx: &Ctx, types: Owner, id: &str) -> Result<(), ApiError>
 /// then the owner's existence.
 async fn checked_record(ctx: &Ctx, p: &Params) -> Result<(Owner, String, ExternalAccount), ApiError> {
     ctx.check_fields(p, FIELDS)?;
+    // Every parameter is checked (`106`) before an ID that names nothing is answered as
+    // unknown (`148`/`136`): CONTRACT's order of checks.
+    let types = match p.opt(&["types"])?.filter(|t| !t.trim().is_empty()) {
+        Some(t) => Owner::parse(&t)?,
+        None => return Err(ApiError::missing("types")),
+    };
+    p.req(&[owner_name(types)])?;
+    let mut record = parse_record(ctx, p, types, String::new())?;
     let (types, id) = owner_param(p, false)?;
-    let record = parse_record(ctx, p, types, id.clone())?;
+    record.owner_id.clone_from(&id);
     owner_exists(ctx, types, &id).await?;
     Ok((types, id, record))
+}
+
+/// The parameter that names an owner of `types`.
+fn owner_name(types: Owner) -> &'static str {
+    match types {
+        Owner::Account => "accountId",
+        Owner::Issuer => "issuerId",
+    }
 }
 
 fn parse_record(ctx: &Ctx, p: &Params, types: Owner, owner_id: String) -> Result<ExternalAccount, ApiError> {
