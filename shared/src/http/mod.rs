@@ -411,12 +411,14 @@ impl App {
                 return Err(OpError::Unauthorized("invalid operator token".into()));
             }
         }
-        // A GET or DELETE takes no body: whatever it carries is not read.
-        let bodiless = matches!(req.method, Method::GET | Method::DELETE | Method::HEAD);
+        // A GET takes no body: whatever it carries is not read. A DELETE may carry one (the
+        // flag values it removes), or `null` for none.
+        let bodiless = matches!(req.method, Method::GET | Method::HEAD);
         let body = match &req.body {
             Ok(b) if b.is_empty() || bodiless => serde_json::Map::new(),
             Ok(b) => match serde_json::from_slice(b) {
                 Ok(serde_json::Value::Object(body)) => body,
+                Ok(serde_json::Value::Null) if req.method == Method::DELETE => serde_json::Map::new(),
                 Ok(_) => return Err(OpError::BadRequest("the body must be a JSON object".into())),
                 Err(e) => return Err(OpError::BadRequest(format!("invalid JSON: {e}"))),
             },

@@ -48,7 +48,7 @@ impl OperatorCtx {
 }
 
 /// An operator request: its verb, path parameters and JSON body, always an object (`{}`
-/// when empty, or for a GET or DELETE; the kernel answers `400` to any other JSON, which serde would otherwise read
+/// when empty, for a GET, or for a DELETE's `null`; the kernel answers `400` to any other JSON, which serde would otherwise read
 /// positionally into a struct's fields).
 pub struct OperatorRequest {
     pub method: Method,
