@@ -51,28 +51,19 @@ both!(
                 "createEntitySupp" | "updateEntitySupp" => all.push(("entityID", a.record("entityId"))),
                 _ => {}
             }
-            let first_file = if takes_files {
-                vec!["userfile0".to_owned()]
-            } else {
-                vec![]
-            };
-            let (_, mut reads) = call(&t, op, takes_files, &all, &first_file, &file).await;
-            // The required ones, in the order the checks name them.
-            let (mut sent, mut files, mut required) = (Vec::new(), Vec::new(), Vec::new());
-            loop {
-                let (r, more) = call(&t, op, takes_files, &sent, &files, &file).await;
+            let (mut reads, mut required) = explore(&t, op, takes_files, &all, &file).await;
+            // Operations whose parameters differ by case: every case's reads are documented,
+            // and only what every case requires is required.
+            for case in cases(op, &a) {
+                let mut pairs = all.clone();
+                pairs.retain(|(n, _)| !case.iter().any(|(c, _)| c == n));
+                pairs.extend(case.iter().copied());
+                let (more, needed) = explore(&t, op, takes_files, &pairs, &file).await;
                 for (name, how) in more {
                     let seen = reads.entry(name).or_insert(how);
                     *seen = (*seen).max(how);
                 }
-                let Some(name) = missing(&r) else { break };
-                assert!(!required.contains(&name), "{op} names {name} missing once it is sent");
-                required.push(name.clone());
-                match all.iter().find(|(n, _)| *n == name) {
-                    Some(pair) => sent.push(*pair),
-                    None if takes_files => files.push(name),
-                    None => panic!("{op}: {name} is required and the test has no value for it"),
-                }
+                required.retain(|n| needed.contains(n));
             }
             let types: BTreeMap<String, &str> = reads
                 .into_iter()
@@ -111,6 +102,57 @@ both!(
         );
     }
 );
+
+/// What `op` reads when sent `all`, and what it requires, in the order its checks name them
+/// (found by sending none and adding back, one at a time, the one a `106` names missing).
+async fn explore(
+    t: &TestApp,
+    op: &str,
+    takes_files: bool,
+    all: &[(&str, &str)],
+    file: &[u8],
+) -> (BTreeMap<String, Read>, Vec<String>) {
+    let first_file = if takes_files {
+        vec!["userfile0".to_owned()]
+    } else {
+        vec![]
+    };
+    let (_, mut reads) = call(t, op, takes_files, all, &first_file, file).await;
+    let (mut sent, mut files, mut required) = (Vec::new(), Vec::new(), Vec::new());
+    loop {
+        let (r, more) = call(t, op, takes_files, &sent, &files, file).await;
+        for (name, how) in more {
+            let seen = reads.entry(name).or_insert(how);
+            *seen = (*seen).max(how);
+        }
+        let Some(name) = missing(&r) else { break };
+        assert!(!required.contains(&name), "{op} names {name} missing once it is sent");
+        required.push(name.clone());
+        match all.iter().find(|(n, _)| *n == name) {
+            Some(pair) => sent.push(*pair),
+            None if takes_files => files.push(name),
+            None => panic!("{op}: {name} is required and the test has no value for it"),
+        }
+    }
+    (reads, required)
+}
+
+/// The other cases of an operation whose parameters depend on a value: the pairs that make
+/// each case, over the sweep's.
+fn cases<'a>(op: &str, a: &'a crate::isolation::Seeded) -> Vec<Vec<(&'a str, &'a str)>> {
+    match op {
+        "createExternalAccount" | "updateExternalAccount" | "deleteExternalAccount" | "getExternalAccount" => {
+            vec![vec![("types", "Issuer"), ("issuerId", a.record("issuerId"))]]
+        }
+        "createCustodyFundDisbursement" => vec![vec![
+            ("type", "wire_domestic"),
+            ("bankId", "B-1"),
+            ("bankAccountId", "BA-1"),
+        ]],
+        "getCustodyFundDisbursements" => vec![vec![("offset", "0"), ("limit", "1")]],
+        _ => Vec::new(),
+    }
+}
 
 /// The operations that end a record's life without `delete` in their names.
 const ENDS: &[&str] = &[
