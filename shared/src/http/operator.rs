@@ -11,9 +11,19 @@ use serde_json::{Map, Value};
 
 use crate::ctx::{Committed, Ctx};
 use crate::error::{ApiError, Cause};
-use crate::http::router::Routes;
+use crate::esign::Effects;
 use crate::ports::Ports;
 use crate::store::{Store, StoreError};
+
+/// What an operator action asks of the process's route table (`Routes` answers it).
+pub trait RouteTable: Send + Sync {
+    /// Whether a method-style operation of this name is routed.
+    fn has_op(&self, name: &str) -> bool;
+    /// Whether a client may be granted scope `name`.
+    fn knows_scope(&self, name: &str) -> bool;
+    /// The e-signature effects the groups registered.
+    fn effects(&self) -> &Effects;
+}
 
 /// The context of one operator request.
 #[derive(Clone)]
@@ -21,7 +31,7 @@ pub struct OperatorCtx {
     pub ports: Arc<Ports>,
     /// The process's routes: the e-signature effects its groups registered, and the
     /// operation and scope names a client's permissions may name.
-    pub routes: Arc<Routes>,
+    pub routes: Arc<dyn RouteTable>,
     pub request_id: Arc<str>,
     pub(crate) committed: Committed,
 }

@@ -15,7 +15,7 @@ use crate::ctx::Ctx;
 use crate::error::ApiError;
 use crate::esign::{Effect, Effects};
 use crate::http::envelope::Reply;
-use crate::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
+use crate::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest, RouteTable};
 use crate::http::params::Params;
 
 pub type HandlerFuture = Pin<Box<dyn Future<Output = Result<Reply, ApiError>> + Send>>;
@@ -56,6 +56,18 @@ struct OperatorRoute {
     verb: Method,
     segments: Vec<&'static str>,
     handler: OperatorHandler,
+}
+
+impl RouteTable for Routes {
+    fn has_op(&self, name: &str) -> bool {
+        Routes::has_op(self, name)
+    }
+    fn knows_scope(&self, name: &str) -> bool {
+        Routes::knows_scope(self, name)
+    }
+    fn effects(&self) -> &Effects {
+        Routes::effects(self)
+    }
 }
 
 /// All routes a function serves.
