@@ -141,27 +141,28 @@ async fn watermark_files(files: &mut [NewFile], text: &str) -> Result<(), ApiErr
         }
     }
     for f in files.iter_mut() {
-        let bytes = f.upload.bytes.clone();
-        let owned = text.to_owned();
-        let stamped = tokio::task::spawn_blocking(move || watermark::stamp(&bytes, &owned)).await;
-        match stamped {
-            Ok(Ok(out)) => f.upload.bytes = bytes::Bytes::from(out),
-            Ok(Err(e)) => {
-                return Err(ApiError::invalid(
-                    &f.upload.field,
-                    format!("{}: {}", f.file_name, e.message()),
-                ))
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "PDF reader failed on an upload");
-                return Err(ApiError::invalid(
-                    &f.upload.field,
-                    format!("{}: not a readable PDF", f.file_name),
-                ));
-            }
-        }
+        stamp(f, text)
+            .await
+            .map_err(|why| ApiError::invalid(&f.upload.field, format!("{}: {why}", f.file_name)))?;
     }
     Ok(())
+}
+
+/// Stamps `text` on file `f`, off the request threads; why not, when it cannot be (a reader
+/// failure of any kind is an unreadable PDF, never the service's).
+async fn stamp(f: &mut NewFile, text: &str) -> Result<(), String> {
+    let (bytes, owned) = (f.upload.bytes.clone(), text.to_owned());
+    match tokio::task::spawn_blocking(move || watermark::stamp(&bytes, &owned)).await {
+        Ok(Ok(out)) => {
+            f.upload.bytes = bytes::Bytes::from(out);
+            Ok(())
+        }
+        Ok(Err(e)) => Err(e.message()),
+        Err(e) => {
+            tracing::warn!(error = %e, "PDF reader failed on an upload");
+            Err("not a readable PDF".into())
+        }
+    }
 }
 
 /// The offering's own watermark (createOffering's `stampingText`, "watermark text") on each
@@ -175,11 +176,8 @@ async fn stamp_pdfs(files: &mut [NewFile], text: &str) {
         return;
     }
     for f in files.iter_mut().filter(|f| is_pdf(&f.file_name)) {
-        let (bytes, owned) = (f.upload.bytes.clone(), text.clone());
-        match tokio::task::spawn_blocking(move || watermark::stamp(&bytes, &owned)).await {
-            Ok(Ok(out)) => f.upload.bytes = bytes::Bytes::from(out),
-            Ok(Err(e)) => tracing::info!(file = %f.file_name, why = %e.message(), "PDF stored unstamped"),
-            Err(e) => tracing::warn!(error = %e, "PDF reader failed on an upload; stored unstamped"),
+        if let Err(why) = stamp(f, &text).await {
+            tracing::info!(file = %f.file_name, why = %why, "PDF stored unstamped");
         }
     }
 }

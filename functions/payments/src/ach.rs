@@ -165,14 +165,11 @@ pub async fn paid_trade(
     };
     // No new money into a deal that takes no more investments (CONTRACT: until closed,
     // cancelled or deleted), as createTrade refuses one; a deleted one is `138` everywhere.
-    if offering.as_ref().is_some_and(|o| o.rec.deleted) {
-        return Err(shared::model::ids::no_offering());
-    }
-    if let Some(o) = offering.as_ref().filter(|o| !o.rec.accepts_investments()) {
-        return Err(ApiError::invalid(
-            "offeringId",
-            format!("the offering does not accept investments (status {})", o.rec.status),
-        ));
+    if let Some(o) = &offering {
+        if o.rec.deleted {
+            return Err(shared::model::ids::no_offering());
+        }
+        o.rec.require_accepting_investments()?;
     }
     let escrow = offering.map(|o| o.rec.escrow_account_number).unwrap_or_default();
     Ok((trade, escrow))

@@ -54,8 +54,8 @@ async fn submit(ctx: Ctx, ref_num: String) -> Result<bool, ApiError> {
             _ => return Ok(Plan::answer(false)),
         };
         if let Some(voided) = void_if_offering_ended(&ctx, &stored).await? {
-            let (writes, events) = move_writes(client, &stored, &voided, true)?;
-            return Ok(Plan::new(writes, true).events(events));
+            let (writes, _) = move_writes(client, &stored, &voided, true)?;
+            return Ok(Plan::new(writes, true));
         }
         let mut after = stored.rec.moved(FundStatus::Submitted, "", &ctx.now());
         if after.is_refund() {

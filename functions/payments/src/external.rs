@@ -23,16 +23,25 @@ fn already_exists() -> ApiError {
 /// `types` (default `Account` where `optional`) and the owner's ID: `106` when missing,
 /// the owner's unknown-ID code when malformed.
 fn owner_param(p: &Params, optional: bool) -> Result<(Owner, String), ApiError> {
-    let types = match p.opt(&["types"])?.filter(|t| !t.trim().is_empty()) {
-        Some(t) => Owner::parse(&t)?,
-        None if optional => Owner::Account,
-        None => return Err(ApiError::missing("types")),
-    };
-    let id = match types {
+    let types = owner_types(p, optional)?;
+    Ok((types, owner_id(p, types)?))
+}
+
+/// `types` (default `Account` where `optional`; `106` when missing).
+fn owner_types(p: &Params, optional: bool) -> Result<Owner, ApiError> {
+    match p.opt(&["types"])?.filter(|t| !t.trim().is_empty()) {
+        Some(t) => Owner::parse(&t),
+        None if optional => Ok(Owner::Account),
+        None => Err(ApiError::missing("types")),
+    }
+}
+
+/// The ID of the owner `types` names: `106` when missing, its unknown-ID code when malformed.
+fn owner_id(p: &Params, types: Owner) -> Result<String, ApiError> {
+    Ok(match types {
         Owner::Account => AccountId::param(p, &[owner_name(types)])?.as_str().to_owned(),
         Owner::Issuer => IssuerId::param(p, &[owner_name(types)])?.as_str().to_owned(),
-    };
-    Ok((types, id))
+    })
 }
 
 /// The owner exists and is live: `148` for an account, `136` for an issuer.
@@ -52,13 +61,10 @@ async fn checked_record(ctx: &Ctx, p: &Params) -> Result<(Owner, String, Externa
     ctx.check_fields(p, FIELDS)?;
     // Every parameter is checked (`106`) before an ID that names nothing is answered as
     // unknown (`148`/`136`): CONTRACT's order of checks.
-    let types = match p.opt(&["types"])?.filter(|t| !t.trim().is_empty()) {
-        Some(t) => Owner::parse(&t)?,
-        None => return Err(ApiError::missing("types")),
-    };
+    let types = owner_types(p, false)?;
     p.req(&[owner_name(types)])?;
     let mut record = parse_record(ctx, p, types, String::new())?;
-    let (types, id) = owner_param(p, false)?;
+    let id = owner_id(p, types)?;
     record.owner_id.clone_from(&id);
     owner_exists(ctx, types, &id).await?;
     Ok((types, id, record))

@@ -94,12 +94,7 @@ pub async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         let account = active_account(&ctx, &req.account).await?;
         let party = primary(&ctx, &account.rec.id).await?;
         let o = offering::live(ctx.store(), client, &req.offering).await?.rec;
-        if !o.accepts_investments() {
-            return Err(ApiError::invalid(
-                "offeringId",
-                format!("the offering does not accept investments (status {})", o.status),
-            ));
-        }
+        o.require_accepting_investments()?;
         if req.units <= 0 {
             return Err(ApiError::invalid("transactionUnits", "must be a positive whole number"));
         }

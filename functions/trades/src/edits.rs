@@ -81,11 +81,8 @@ fn check_units(o: &Offering, t: &Trade, name: &str, units: i64) -> Result<i64, A
         return Err(ApiError::invalid(name, "must be a positive whole number"));
     }
     let delta = units - t.units;
-    if delta > 0 && !o.accepts_investments() {
-        return Err(ApiError::invalid(
-            "offeringId",
-            format!("the offering does not accept investments (status {})", o.status),
-        ));
+    if delta > 0 {
+        o.require_accepting_investments()?;
     }
     if delta > o.remaining_shares {
         return Err(ApiError::invalid(

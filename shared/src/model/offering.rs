@@ -116,6 +116,18 @@ impl Offering {
         !self.deleted && self.status != status::CLOSED && self.status != status::CANCELLED
     }
 
+    /// `106` naming `offeringId` unless the offering accepts investments: what refuses a new
+    /// trade, units added to one, and a payment into one.
+    pub fn require_accepting_investments(&self) -> Result<(), crate::ApiError> {
+        if self.accepts_investments() {
+            return Ok(());
+        }
+        Err(crate::ApiError::invalid(
+            "offeringId",
+            format!("the offering does not accept investments (status {})", self.status),
+        ))
+    }
+
     /// `totalShares` derived at creation: whole units of `unit_price` within `max_amount`.
     pub fn shares_for(max_amount: Decimal, unit_price: Decimal) -> Option<i64> {
         if unit_price <= Decimal::ZERO {
