@@ -327,6 +327,10 @@ both!(fund_moves_follow_every_rule_in_order, |t: TestApp| async move {
     settings(&t, json!({"achProvider": "sandbox"})).await;
     // The trade total is 50.00: up to 7 % more is accepted.
     code(&fund(&t, &a, &o, &id, "53.51").await, "721");
+    // Less than the total would fund the trade with money that never came.
+    let r = fund(&t, &a, &o, &id, "49.99").await;
+    code(&r, "106");
+    assert!(r.desc().contains("amount"), "{:?}", r.json);
     let r = t.post("getAchPendingId", &[("accountId", &a)]).await;
     code(&r, "212");
     assert!(
@@ -1028,8 +1032,8 @@ both!(
         assert_eq!(run_cards(&t).await, 1);
         let m = &card_history(&t, &d).await[0];
         assert_eq!(
-            (&m["fundStatus"], &m["errors"]),
-            (&json!("Declined"), &json!("Declined: do not honor"))
+            (&m["fundStatus"], &m["transactionstatus"], &m["errors"]),
+            (&json!("Declined"), &json!("Declined"), &json!("Declined: do not honor"))
         );
         assert_eq!(trade_status(&t, &did).await, "CREATED");
         code(&t.post("ccFundMovement", &declined).await, "101");
@@ -1511,22 +1515,46 @@ both!(
             code(&r, "224");
             assert_eq!(history(&t, &a).await[1]["fundStatus"], "Pending");
         }
-        // Sent back to CREATED, the trade holds no money: it may be funded again, and
-        // deleting it refunds nothing more.
-        let (a, o, id) = funded_setup(&t, "Test ACH Settled").await;
-        code(&fund(&t, &a, &o, &id, "50").await, "101");
+        // Sent back to CREATED, the trade's money is on its way back: no new payment until
+        // the refund is through (150).
+        let (a, o, id) = funded_setup(&t, "Main").await;
+        let first = ref_num_of(&fund(&t, &a, &o, &id, "50").await);
+        let bank = |ref_num: &str| {
+            format!(
+                "/operator/clients/{}/accounts/{a}/fund-moves/{ref_num}/status",
+                t.client_id
+            )
+        };
+        run_ach(&t).await; // the loop's refunds go too
+        let settled = json!({"status": "Settled"});
+        assert_eq!(
+            t.operator(Method::POST, &bank(&first), settled.clone()).await.status,
+            200
+        );
+        assert_eq!(trade_status(&t, &id).await, "FUNDED");
         let back = [
             ("accountId", a.as_str()),
             ("tradeId", id.as_str()),
             ("tradeStatus", "CREATED"),
         ];
         code(&t.post("updateTradeStatus", &back).await, "101");
-        code(&fund(&t, &a, &o, &id, "50").await, "101");
+        code(&fund(&t, &a, &o, &id, "50").await, "150");
+        assert_eq!(history(&t, &a).await.len(), 2, "nothing paid");
+        // Once the refund has settled, the trade may be funded again; deleting it then
+        // refunds that payment only, and leaves its refund under way.
+        run_ach(&t).await; // the loop's refunds go too
+        let refund = history(&t, &a).await[1]["RefNum"].as_str().unwrap().to_owned();
+        assert_eq!(t.operator(Method::POST, &bank(&refund), settled).await.status, 200);
+        let second = ref_num_of(&fund(&t, &a, &o, &id, "50").await);
+        run_ach(&t).await; // the loop's refunds go too
+        let settled = json!({"status": "Settled"});
+        assert_eq!(t.operator(Method::POST, &bank(&second), settled).await.status, 200);
         code(&t.post("updateTradeStatus", &back).await, "101");
         code(&t.post("deleteTrade", &back[..2]).await, "101");
         let mut kinds: Vec<String> = history(&t, &a).await.iter().map(|m| m["type"].to_string()).collect();
         kinds.sort();
         assert_eq!(kinds, [r#""debit""#, r#""debit""#, r#""refund""#, r#""refund""#]);
+        assert_eq!(history(&t, &a).await[3]["fundStatus"], "Pending");
     }
 );
 

@@ -39,6 +39,27 @@ fn over_total() -> ApiError {
     ApiError::coded("721", "Amount exceeds the trade total by more than 7%")
 }
 
+/// `150`: the trade's settled money is still on its way back (its refund is `Pending` or
+/// `Submitted`): paying again now would take the money twice.
+fn refund_under_way() -> ApiError {
+    ApiError::coded(
+        "150",
+        "The trade's refund is still under way; pay again once it is through.",
+    )
+}
+
+/// `106` naming `amount`: it does not cover the trade total. Part 3 frames the amount as the
+/// total, up to 7 % above it; less would fund the trade with money that never came.
+fn under_total(total: Decimal) -> ApiError {
+    ApiError::invalid("amount", format!("must cover the trade total of {}", money(total)))
+}
+
+/// The whole cents of an amount: a total finer than a cent (`7 x 0.335 = 2.345`) is covered
+/// by `2.34`, as a bank moves cents.
+fn whole_cents(amount: Decimal) -> Decimal {
+    amount.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::ToZero)
+}
+
 /// `212`: no (pending) fund move answers the request.
 fn none_pending() -> ApiError {
     ApiError::coded("212", "No pending ACH records for this account")
@@ -176,9 +197,13 @@ pub async fn paid_trade(
 }
 
 /// The trade can take a payment: no move holds it (`150` while one is `Pending`, `210` once
-/// `Submitted` or `Settled`), and it is `CREATED` (`190`).
+/// `Submitted` or `Settled`; `150` while the refund of its settled money is under way), and
+/// it is `CREATED` (`190`).
 pub async fn not_funded(ctx: &Ctx, trade: &Trade) -> Result<(), ApiError> {
     if let Some(held) = pay::holding_move(ctx.store(), ctx.client_id(), &trade.id).await? {
+        if held.rec.is_refund() {
+            return Err(refund_under_way());
+        }
         return Err(already_funding(held.rec.fund_status));
     }
     if trade.status() != TradeStatus::Created {
@@ -219,7 +244,8 @@ fn parse(ctx: &Ctx, p: &Params) -> Result<Request, ApiError> {
 /// `POST /v3/externalFundMove`: `accountId`, `offeringId`, `tradeId`, `amount` (two places
 /// at most), `description`, `checkNumber` (value discarded) required; `createdIpAddress`
 /// optional, `NickName` ignored. Checks in CONTRACT's order: 106/732, 148, 138, 188, 135,
-/// 194, 149, 773, 150/210 (then `190` for a trade not `CREATED`), 207/215, 234, 721, 211.
+/// 194, 149, 773, 150/210 (then `190` for a trade not `CREATED`), 207/215, 234, 721 (106 for
+/// an amount below the total), 211.
 /// Answers `TradeFinancialDetails` = [the move]; webhook `externalFundMove` (`tradeId`,
 /// `RefNum`). In the sandbox, the external account's nickname `Test ACH Settled` or
 /// `Test ACH R01` settles or returns the move inside the call (each step's webhook).
@@ -246,6 +272,9 @@ pub async fn fund_move(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             }
             if req.amount > trade.rec.total_amount * Decimal::new(107, 2) {
                 return Err(over_total());
+            }
+            if req.amount < whole_cents(trade.rec.total_amount) {
+                return Err(under_total(trade.rec.total_amount));
             }
             if settings.ach_provider.is_none() {
                 return Err(no_provider());

@@ -303,6 +303,11 @@ async fn capture(ctx: Ctx, ref_num: String) -> Result<bool, ApiError> {
             (FundStatus::Declined, answer.message)
         };
         let mut after = stored.rec.moved(status, &error, &ctx.now());
+        if status == FundStatus::Declined {
+            // A card's transactionstatus is the processor's answer: a declined charge was
+            // never approved.
+            after.transaction_status = "Declined".into();
+        }
         after.card = Some(card);
         let (mut writes, _) = move_writes(client, &stored, &after, true)?;
         let trade = trade::existing(ctx.store(), client, &after.trade_id).await?;

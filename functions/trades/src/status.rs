@@ -224,14 +224,18 @@ async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) ->
 
 /// What a cancellation does to the trade's ACH money (CONTRACT, "Refunds"): a `Pending` move
 /// is voided with it (no status webhook, as requestForVoidACH); a `Submitted` one is with the
-/// bank (`150`); `Settled` money is refunded by a credit move, `Pending` until the batch. The
-/// writes, and whether the trade operations' pending-ACH check still applies (not when the
-/// void clears that marker itself).
+/// bank (`150`); `Settled` money is refunded by a credit move, `Pending` until the batch,
+/// which holds the trade until it is through; a refund under way goes on. The writes, and
+/// whether the trade operations' pending-ACH check still applies (not when the void clears
+/// that marker itself).
 async fn cancelled_funding(ctx: &Ctx, trade_id: &str, now: &str) -> Result<(Vec<Write>, bool), ApiError> {
     let (store, client) = (ctx.store(), ctx.client_id());
     let Some(held) = pay::holding_move(store, client, trade_id).await? else {
         return Ok((Vec::new(), true));
     };
+    if held.rec.is_refund() {
+        return Ok((Vec::new(), true));
+    }
     match held.rec.fund_status {
         FundStatus::Pending => {
             let voided = held.rec.moved(FundStatus::Voided, "", now);
@@ -243,7 +247,7 @@ async fn cancelled_funding(ctx: &Ctx, trade_id: &str, now: &str) -> Result<(Vec<
                 .rec
                 .refund(ctx.next_id(FUND_MOVE).await?, to.as_ref().map(|e| &e.rec), now);
             let mut writes = pay::move_new(client, &refund)?;
-            writes.push(pay::funding_clear(client, trade_id));
+            writes.push(pay::funding_hold(client, trade_id, &refund.ref_num));
             Ok((writes, true))
         }
         _ => Err(ach_pending()),

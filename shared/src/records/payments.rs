@@ -162,6 +162,10 @@ pub fn move_change(client: &str, before: &Stored<FundMove>, after: &FundMove) ->
             false,
         ));
     }
+    if after.is_refund() && was.in_flight() && !is.in_flight() {
+        // The refund held the trade while under way (see `funding_hold`).
+        writes.push(funding_clear(client, &after.trade_id));
+    }
     if !after.pays_for_trade() {
         return Ok(writes);
     }
@@ -260,6 +264,14 @@ pub fn funding_put(client: &str, trade_id: &str, ref_num: &str) -> Write {
         item,
         cond: Some(Cond::NotExists),
     }
+}
+
+/// Hands the trade from its settled payment to that payment's refund, which holds it while
+/// under way: no new payment is taken while the money paid is still on its way back.
+pub fn funding_hold(client: &str, trade_id: &str, refund_ref_num: &str) -> Write {
+    let mut item = funding_key(client, trade_id).item();
+    item.insert("RefNum".into(), Val::S(refund_ref_num.to_owned()));
+    Write::Put { item, cond: None }
 }
 
 /// Frees the trade for a new move (the move holding it was returned, voided or declined).
