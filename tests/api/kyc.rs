@@ -255,9 +255,11 @@ both!(watch_list_match_is_disapproved_with_101, |t: TestApp| async move {
     t.register_webhook("performAml", &[&hook.url]).await;
     let id = party_named(&t, "Watchlist", &[]).await;
     // A request field named as a result field is not sent: each name once, the service's.
+    // A key-named request field goes masked (part 1, Conventions 8).
     let sent = [
         ("partyId", id.as_str()),
         ("field1", "x"),
+        ("trade_developerAPIKey", "secret2"),
         ("amlStatus", "Auto Approved"),
         ("expected_id", "1"),
     ];
@@ -275,6 +277,7 @@ both!(watch_list_match_is_disapproved_with_101, |t: TestApp| async move {
         pairs(&[
             ("partyId", &id),
             ("field1", "x"),
+            ("trade_developerAPIKey", "XXXXXXXXXXXXXXX"),
             ("apiMethodName", "performAml"),
             ("tblFields", "amlStatus,amlDate"),
             ("devPerms", "1"),

@@ -475,8 +475,12 @@ both!(
         }
         let r = t.post("searchParty", &[("searchKeyword", "example.com")]).await;
         assert_eq!(ids(&r), vec![ann.clone()]);
+        let mut sent = hook(&t, "searchParty").await;
         let r = t.post("searchParty", &[("searchKeyword", "P")]).await;
         assert_eq!(ids(&r), vec![bob.clone(), ann.clone()], "newest first");
+        // The webhook names the parties answered, as searchAccount's accountIds.
+        let got = sent.next(5).await.expect("searchParty webhook").pairs();
+        assert_eq!(got, [("partyIds".to_owned(), format!("{bob},{ann}"))]);
         let r = t.post("searchParty", &[("searchKeyword", "nobody")]).await;
         assert_eq!((r.code(), &r.json["partyDetails"]), ("101", &json!([])));
         assert_eq!(t.post("searchParty", &[]).await.code(), "106");
@@ -507,10 +511,13 @@ both!(
                 .map(|p| p["partyId"].as_str().unwrap().to_owned())
                 .collect()
         };
+        let mut sent = hook(&t, "getAllParties").await;
         let r = t.post("getAllParties", &[]).await;
         assert_eq!(r.code(), "101", "{:?}", r.json);
         let all = ids(&r);
         assert_eq!(all.len(), 3);
+        let got = sent.next(5).await.expect("getAllParties webhook").pairs();
+        assert_eq!(got, [("partyIds".to_owned(), all.join(","))], "entities too");
         assert!(all.contains(&p1) && all.contains(&p2) && all.contains(&e1));
         assert_eq!(all[0], p2, "newest first");
         let list = r.json["partyDetails"].as_array().unwrap();

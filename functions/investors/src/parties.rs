@@ -221,12 +221,10 @@ pub async fn get_all(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         }
     }
     rows.sort_by(|a, b| b.0.cmp(&a.0));
-    let records = rows
-        .into_iter()
-        .skip(offset)
-        .take(limit)
-        .map(|(_, m)| Value::Object(m))
-        .collect();
+    let rows: Vec<Map<String, Value>> = rows.into_iter().skip(offset).take(limit).map(|(_, m)| m).collect();
+    let ids = rows.iter().filter_map(|m| m.get("partyId").and_then(Value::as_str));
+    crate::support::fire_party_ids(&ctx, ids).await?;
+    let records = rows.into_iter().map(Value::Object).collect();
     Ok(Reply::ok().with_value("partyDetails", Value::Array(records)))
 }
 

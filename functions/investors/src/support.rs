@@ -141,12 +141,30 @@ pub async fn search<R: Searchable>(ctx: &Ctx, p: &Params, key: &str) -> Result<R
         .filter(|r| !r.deleted() && r.matches(&needle))
         .collect();
     found.sort_by(newest_first);
-    let records = found
-        .iter()
-        .take(SEARCH_MAX)
-        .map(|r| serde_json::Value::Object(r.details()))
-        .collect();
+    found.truncate(SEARCH_MAX);
+    fire_party_ids(ctx, found.iter().map(|r| r.id())).await?;
+    let records = found.iter().map(|r| serde_json::Value::Object(r.details())).collect();
     Ok(Reply::ok().with_value(key, serde_json::Value::Array(records)))
+}
+
+/// The webhook of a party list read (searchParty, searchEntity, getAllParties): the IDs
+/// answered, comma separated, as searchAccount's `accountIds`.
+pub async fn fire_party_ids<'a>(ctx: &Ctx, ids: impl Iterator<Item = &'a str>) -> Result<(), ApiError> {
+    let ids: Vec<&str> = ids.collect();
+    let event = view_event(
+        &ctx.operation,
+        &PartyIds {
+            party_ids: &ids.join(","),
+        },
+    );
+    ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
+        .await
+}
+
+#[derive(serde::Serialize)]
+struct PartyIds<'a> {
+    #[serde(rename = "partyIds")]
+    party_ids: &'a str,
 }
 
 /// getParty and getEntity: the caller's live record (`198` otherwise), an array of one

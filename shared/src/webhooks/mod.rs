@@ -53,7 +53,46 @@ impl Event {
         let v = (!value.is_empty()).then(|| value.to_owned());
         self.field(name, v)
     }
+
+    /// The event within [`MAX_EVENT_BYTES`] as stored and queued: over it (only the JSON
+    /// text of a long list answer gets there), its largest fields are left out until it fits
+    /// and `truncated=1` says so. A webhook never fails the call that fires it, and never
+    /// waits in the outbox for a queue that cannot take it.
+    fn fitted(mut self) -> Self {
+        // JSON escapes a byte into six at the most: below this, the event surely fits.
+        let raw: usize = self
+            .fields
+            .iter()
+            .map(|(k, v)| k.len() + v.as_ref().map_or(0, String::len))
+            .sum();
+        if raw * 6 < MAX_EVENT_BYTES {
+            return self;
+        }
+        let size = |e: &Event| serde_json::to_string(e).map_or(usize::MAX, |j| j.len());
+        while size(&self) > MAX_EVENT_BYTES {
+            let largest = self
+                .fields
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, (_, v))| v.as_ref().map_or(0, String::len))
+                .map(|(i, _)| i);
+            match largest {
+                Some(i) if self.fields[i].1.is_some() => {
+                    self.fields.remove(i);
+                }
+                _ => break,
+            }
+            if !self.fields.iter().any(|(k, _)| k == "truncated") {
+                self.fields.push(("truncated".into(), Some("1".into())));
+            }
+        }
+        self
+    }
 }
+
+/// The most one webhook's payload may hold: its envelope travels alone in an SQS message
+/// (256 KiB) and waits in a DynamoDB outbox item (400 KB).
+const MAX_EVENT_BYTES: usize = 192 * 1024;
 
 /// A record value as webhook text (CONTRACT.md, Webhook payloads): strings as they are,
 /// numbers as text, booleans `1`/`0`, nested values as JSON text; null is omitted.
@@ -249,7 +288,7 @@ impl Envelope {
         Envelope {
             id: format!("{now_millis:015}#{}", crate::ids::unique()),
             client_id: client_id.to_owned(),
-            event,
+            event: event.fitted(),
         }
     }
 
@@ -268,7 +307,9 @@ impl Envelope {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// The form-encoded body: nulls omitted, `developerAPIKey` masked.
+    /// The form-encoded body: nulls omitted, `developerAPIKey` and `trade_developerAPIKey`
+    /// masked (part 1, Events 5 and Conventions 8), whoever set them (performAml echoes the
+    /// request's fields).
     pub fn form_body(&self) -> String {
         let pairs: Vec<(&str, &str)> = self
             .event
@@ -276,7 +317,8 @@ impl Envelope {
             .iter()
             .filter_map(|(k, v)| {
                 let v = v.as_deref()?;
-                Some((k.as_str(), if k == "developerAPIKey" { crate::mask::MASK } else { v }))
+                let masked = k == "developerAPIKey" || k == "trade_developerAPIKey";
+                Some((k.as_str(), if masked { crate::mask::MASK } else { v }))
             })
             .collect();
         serde_urlencoded::to_string(pairs).unwrap_or_default()
@@ -453,5 +495,32 @@ pub async fn run_worker(queue: std::sync::Arc<dyn crate::queue::Queue>, delivere
                 }
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_webhook_too_large_for_its_queue_leaves_out_its_largest_fields() {
+        let list = "x".repeat(300 * 1024);
+        let event = Event::new("getAllParties")
+            .field("partyId", Some("P1000000".to_owned()))
+            .field("partyDetails", Some(list));
+        let envelope = Envelope::new("c1", event, 0);
+        assert!(envelope.to_json().len() <= MAX_EVENT_BYTES + 256);
+        assert_eq!(
+            envelope.form_body(),
+            "partyId=P1000000&truncated=1",
+            "the list left out, and said so"
+        );
+        // Quotes escape to two bytes each: the size that counts is the stored JSON's.
+        let quoted = "\"".repeat(120 * 1024);
+        let envelope = Envelope::new("c1", Event::new("m").field("d", Some(quoted)), 0);
+        assert_eq!(envelope.form_body(), "truncated=1");
+        // A small event is left as it is.
+        let small = Event::new("m").field("a", Some("1".to_owned()));
+        assert_eq!(Envelope::new("c1", small.clone(), 0).event, small);
     }
 }
