@@ -873,6 +873,11 @@ both!(
             "136",
         );
         code(&t.post("getIssuerApprovedSecurities", &[]).await, "106");
+        // An ID that is not an integer is malformed (106), as getClob answers, not unknown.
+        code(
+            &t.post("getIssuerApprovedSecurities", &[("issuerID", "abc")]).await,
+            "106",
+        );
         code(&t.post("matchedTradenotify", &[("matchId", "999999")]).await, "106");
         // Every group's 106 body: the parameter named, and Error(s).
         let r = t.post("getOrder", &[("orderid", "x")]).await;

@@ -542,6 +542,8 @@ both!(
         let r = t.post("createCustodyAccountRequest", &[("accountId", &a)]).await;
         assert_eq!((r.status, r.code()), (422, "1422"), "sent is not signed");
 
+        // Signed an hour later: the agreement's createdDate stays the time it was sent.
+        t.clock.set(chrono::Utc::now() + chrono::Duration::hours(1));
         let envelopes = format!("/operator/clients/{}/esign/envelopes/{key}", t.client_id);
         let r = t.operator(Method::POST, &format!("{envelopes}/sign"), json!({})).await;
         assert_eq!(r.status, 200, "{:?}", r.json);
@@ -551,9 +553,10 @@ both!(
         assert_eq!(
             (
                 again.json["document_details"][0]["esignStatus"].as_str(),
-                again.json["document_details"][0]["isAttested"].as_i64()
+                again.json["document_details"][0]["isAttested"].as_i64(),
+                &again.json["document_details"][0]["createdDate"],
             ),
-            (Some("SIGNED"), Some(1))
+            (Some("SIGNED"), Some(1), &d["createdDate"])
         );
         request(&t, &a).await;
 

@@ -419,11 +419,11 @@ struct ApprovedSecurity<'a> {
     id: &'a str,
 }
 
-/// `POST /v3/getIssuerApprovedSecurities`: `issuerID` (`136` unless an issuer of the
-/// caller). Answers `issuerDetails` = the issuer's offerings with status `Approved` and
+/// `POST /v3/getIssuerApprovedSecurities`: `issuerID` (an integer, `106` when not, as
+/// getClob's; `136` unless an issuer of the caller). Answers `issuerDetails` = the issuer's offerings with status `Approved` and
 /// virtual status `ACTIVE`, oldest first.
 async fn approved_securities(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let issuer = IssuerId::param(&p, &["issuerID", "issuerId"])?;
+    let issuer = IssuerId::parse(&numeric_id("issuerID", &p.req(&["issuerID", "issuerId"])?)?)?;
     records::issuer::live_issuer(ctx.store(), ctx.client_id(), &issuer).await?;
     let mut offerings = records::newest::<Offering>(&ctx, usize::MAX).await?;
     offerings.reverse();

@@ -78,7 +78,8 @@ fn agreement_record(a: &Attestation, party: &str) -> Value {
         "documentKey": a.esign_document_key,
         "esignStatus": a.esign_status,
         "isAttested": u8::from(a.is_attested),
-        "createdDate": a.updated_date,
+        // Records from before the sent date was kept show their last change.
+        "createdDate": if a.esign_sent_date.is_empty() { &a.updated_date } else { &a.esign_sent_date },
     })
 }
 
@@ -133,6 +134,7 @@ async fn esign(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             }
             after.esign_document_key = envelope.document_key;
             after.esign_status = envelope.status.as_str().to_owned();
+            after.esign_sent_date.clone_from(&now);
             after.updated_date = now;
             writes.push(records::owned_put(ctx.client_id(), &after, before.map(|b| b.version))?);
             let record = agreement_record(&after, &party_id);

@@ -45,6 +45,9 @@ pub struct Attestation {
     pub esign_document_key: String,
     /// That envelope's status (`NOTSIGNED`, `SIGNED`, ...), kept by its effect.
     pub esign_status: String,
+    /// When that envelope was sent: the agreement record's `createdDate`, which its signing
+    /// does not move.
+    pub esign_sent_date: String,
 }
 
 /// createCustodyAgreementAttestation's `attestation`.
