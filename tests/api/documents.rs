@@ -530,9 +530,16 @@ both!(entity_documents_round_trip, |t: TestApp| async move {
         .await;
     code(&r, "101");
     assert_eq!(r.json["document_details"], UPLOADED);
-    // Part 1 lists no uploadEntityDocument payload: the response record goes (CONTRACT).
+    // Part 1 lists no uploadEntityDocument payload: the response record goes (CONTRACT), led
+    // by the request's identifiers, since a message names nothing.
     let got = l.next(5).await.expect("uploadEntityDocument's webhook").pairs();
-    assert_eq!(got, [("document_details".to_owned(), UPLOADED.to_owned())]);
+    assert_eq!(
+        got,
+        [
+            ("partyId".to_owned(), id.clone()),
+            ("document_details".to_owned(), UPLOADED.to_owned())
+        ]
+    );
     let r = t.post("getEntityDocument", &[("partyId", &id)]).await;
     let docs = r.json["partyDocumentDetails"].as_array().unwrap().clone();
     assert_eq!(docs.len(), 2);

@@ -454,7 +454,6 @@ async fn snapshot(t: &TestApp, a: &Seeded) -> Vec<(&'static str, Value)> {
         ("getIssuer", vec![("issuerId", id("issuerId"))]),
         ("getIssuerAccount", vec![("issuerId", id("issuerId"))]),
         ("getOffering", vec![("offeringId", id("offeringId"))]),
-        ("getSecurityMarketHours", vec![("securityId", id("offeringId"))]),
         ("getDocumentsforOffering", vec![("offeringId", id("offeringId"))]),
         ("getSubscriptionsforOffering", vec![("offeringId", id("offeringId"))]),
         ("getTradeStatus", vec![("tradeId", id("tradeId"))]),

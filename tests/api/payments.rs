@@ -431,10 +431,19 @@ both!(fund_moves_follow_every_rule_in_order, |t: TestApp| async move {
 
     // Voided while pending: no status webhook, and the trade can be funded again.
     let mut status = hook(&t, "updateExternalFundMoveStatus").await;
+    let mut voided = hook(&t, "requestForVoidACH").await;
     let void = [("accountId", a.as_str()), ("RefNum", ref_num.as_str())];
     let r = t.post("requestForVoidACH", &void).await;
     code(&r, "101");
     assert_eq!(r.json["investorExternalAccountDetails"], "Status Updated Successfully");
+    // Its webhook (part 1 lists none) is the message, led by what it was about.
+    let got = voided.next(5).await.expect("requestForVoidACH webhook").pairs();
+    let message = ("investorExternalAccountDetails", "Status Updated Successfully");
+    let expected: Vec<(String, String)> = [("accountId", a.as_str()), ("RefNum", ref_num.as_str()), message]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    assert_eq!(got, expected);
     code(&t.post("requestForVoidACH", &void).await, "224");
     assert!(status.next(1).await.is_none(), "no status webhook on a void");
     code(&t.post("getAchPendingId", &[("accountId", &a)]).await, "212");

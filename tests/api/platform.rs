@@ -19,6 +19,27 @@ both!(ping_answers_ok_with_valid_credentials, |t: TestApp| async move {
     );
 });
 
+both!(
+    names_outside_the_catalogue_are_1404_even_where_clients_call_them,
+    |t: TestApp| async move {
+        // CONTRACT: "createEscrowAccount and other names outside the catalogue answer 1404";
+        // OBSERVED-MORE shows clients calling some of them (the POST list aliases,
+        // getSecurityMarketHours, getSettlementStatus).
+        for name in [
+            "createEscrowAccount",
+            "getSecurityMarketHours",
+            "getSettlementStatus",
+            "getAccounts",
+            "getParties",
+            "getEntities",
+            "getTrades",
+        ] {
+            let r = t.post(name, &[("securityId", "100000"), ("tradeID", "100000")]).await;
+            assert_eq!((r.status, r.code()), (404, "1404"), "{name}: {:?}", r.json);
+        }
+    }
+);
+
 both!(ping_without_credentials_is_401_103, |t: TestApp| async move {
     let r = t.raw(Method::GET, "/v3/ping", &[], Ok(Bytes::new())).await;
     assert_eq!((r.status, r.code()), (401, "103"));
@@ -159,6 +180,13 @@ both!(
             .await;
         assert_eq!(r.code(), "101", "{:?}", r.json);
         assert!(r.inserted("partyDetails")["partyId"].as_str().unwrap().starts_with('P'));
+        // An unknown name there is named as the client sent it.
+        let unknown = "/tapiv3/index.php/v3/noSuchOperation";
+        let r = t
+            .raw(Method::POST, unknown, &[("authorization", &auth)], Ok(form(PARTY)))
+            .await;
+        assert_eq!((r.status, r.code()), (404, "1404"));
+        assert!(r.desc().ends_with(unknown), "{}", r.desc());
     }
 );
 

@@ -1,14 +1,14 @@
 //! ATS market hours (CONTRACT, "ATS", "Calendar"): a security's own Monday-Friday hours
-//! (createSecurityMarketHours, getSecurityMarketHours, deleteSecurityMarketHours), the
-//! client's global week as the client reads it (getMarketHours for the weekdays,
-//! getMarketHolidays for the weekend), and the operator's `PUT .../market-hours` that sets it.
+//! (createSecurityMarketHours, deleteSecurityMarketHours), the client's global week as the
+//! client reads it (getMarketHours for the weekdays, getMarketHolidays for the weekend), the
+//! operator's `PUT .../market-hours` that sets it and its read of a security's hours.
 
 use std::ops::Range;
 
 use http::Method;
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use shared::http::operator::{OpError, OpReply, OperatorCtx, OperatorRequest};
 use shared::model::ats::invalid;
 use shared::model::market_hours::{hhmm, minutes, DayHours, SecurityHours, Week, DAYS};
@@ -142,13 +142,23 @@ async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     Ok(Reply::ok().with("securityHoursDetails", view))
 }
 
-/// `POST /v3/getSecurityMarketHours`: `securityId` (`106`, `138`); answers
-/// `securityHoursDetails` as createSecurityMarketHours does.
-async fn get(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
-    let id = security_id(&p)?;
-    let security = support::security(&ctx, &id, None).await?.rec.id;
-    let week = records::trading_week(ctx.store(), ctx.client_id(), &security).await?;
-    Ok(Reply::ok().with("securityHoursDetails", HoursView::of(&week, WEEKDAYS, Some(security))))
+/// `GET /operator/clients/{clientId}/securities/{securityId}/market-hours`: the security's
+/// hours in force, as createSecurityMarketHours answers them (`{"clientId",
+/// "securityHoursDetails"}`); 404 for a security that is not an approved offering of the
+/// client. The client API has no such read: getSecurityMarketHours, which some clients call,
+/// is outside the catalogue (CONTRACT: `1404`).
+async fn security_week(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, OpError> {
+    let ctx = octx.for_client(req.param("clientId"), "operator").await?;
+    let id = req.param("securityId");
+    let unknown = || OpError::NotFound(format!("no security {id} of client {}", ctx.client_id()));
+    let security = support::security(&ctx, id, None).await.map_err(|_| unknown())?.rec.id;
+    let week = records::trading_week(ctx.store(), ctx.client_id(), &security)
+        .await
+        .map_err(|e| OpError::internal_from("security market hours", e))?;
+    let view = HoursView::of(&week, WEEKDAYS, Some(security));
+    Ok(OpReply::ok(
+        json!({"clientId": ctx.client_id(), "securityHoursDetails": view}),
+    ))
 }
 
 /// `POST /v3/deleteSecurityMarketHours`: `securityId` (`106`, `138`); the security follows
@@ -283,7 +293,6 @@ async fn put_week(octx: OperatorCtx, req: OperatorRequest) -> Result<OpReply, Op
 pub fn routes() -> Routes {
     Routes::new()
         .op("createSecurityMarketHours", op!(create))
-        .op("getSecurityMarketHours", op!(get))
         .op("deleteSecurityMarketHours", op!(delete))
         .op("getMarketHours", op!(market_hours))
         .op("getMarketHolidays", op!(market_holidays))
@@ -291,5 +300,10 @@ pub fn routes() -> Routes {
             Method::PUT,
             "/operator/clients/{clientId}/market-hours",
             operator_op!(put_week),
+        )
+        .operator(
+            Method::GET,
+            "/operator/clients/{clientId}/securities/{securityId}/market-hours",
+            operator_op!(security_week),
         )
 }

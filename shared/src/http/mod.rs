@@ -124,11 +124,39 @@ fn json_response(status: u16, body: Bytes, request_id: &str) -> Response<Bytes> 
 }
 
 /// Commits the webhook of `reply`'s record for the operation, its bank numbers masked (kept
-/// out of the request's own future, whose size every handler's stack shares).
-async fn fire_record(ctx: &Ctx, reply: &Reply) -> Result<(), ApiError> {
+/// out of the request's own future, whose size every handler's stack shares). A record that
+/// names nothing (a bare message, an empty list) is led by the request's identifiers, so
+/// the receiver knows what the call was about.
+async fn fire_record(ctx: &Ctx, reply: &Reply, ids: Vec<(String, serde_json::Value)>) -> Result<(), ApiError> {
     let key = ctx.client.webhook_key.as_deref();
-    let event = crate::webhooks::masked_record_event(&ctx.operation, reply.record(), key)?;
+    let mut record = reply.record();
+    if !record.keys().any(|k| names_a_record(k)) {
+        record = ids.into_iter().chain(record).collect();
+    }
+    let event = crate::webhooks::masked_record_event(&ctx.operation, record, key)?;
     Ok(ctx.commit(Vec::new(), vec![event]).await?)
+}
+
+/// Whether a field names a record: an ID (`accountId`, `tradeID`, `documentid`) or a
+/// reference number.
+fn names_a_record(field: &str) -> bool {
+    field.ends_with("Id") || field.ends_with("ID") || field.ends_with("id") || field.eq_ignore_ascii_case("RefNum")
+}
+
+/// The request's identifiers, as sent (text values only): what a webhook of a record that
+/// names nothing leads with.
+fn identifiers(params: &Params) -> Vec<(String, serde_json::Value)> {
+    params
+        .map()
+        .iter()
+        .filter(|(k, v)| names_a_record(k) && (v.is_string() || v.is_number()) && !is_credential(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// The credential parameters, which no webhook carries.
+fn is_credential(field: &str) -> bool {
+    field == "clientID" || field == "clientId"
 }
 
 /// A handler's result as a status and body. An internal error is logged here, once, in its
@@ -236,7 +264,8 @@ impl App {
         idem: &mut Idem,
     ) -> (Style, Result<Reply, ApiError>) {
         let Some(matched) = self.routes.find(&req.method, path) else {
-            return (Style::Method, Err(ApiError::UnknownRoute(path.to_owned())));
+            // The path as the client sent it (under the legacy prefix too).
+            return (Style::Method, Err(ApiError::UnknownRoute(req.path)));
         };
         let style = match matched {
             Matched::Method { .. } => Style::Method,
@@ -357,9 +386,11 @@ impl App {
         }
         // Every successful method-style call fires (part 1, Events): a method the table does
         // not list that fired nothing sends its response record (CONTRACT, "Webhook payloads").
+        let listed = crate::webhooks::listed(&ctx.operation);
+        let ids = if listed { Vec::new() } else { identifiers(&params) };
         let reply = handler(ctx.clone(), params).await?;
-        if !ctx.has_fired() && !crate::webhooks::listed(&ctx.operation) {
-            Box::pin(fire_record(&ctx, &reply)).await?;
+        if !ctx.has_fired() && !listed {
+            Box::pin(fire_record(&ctx, &reply, ids)).await?;
         }
         Ok(reply)
     }
