@@ -137,8 +137,9 @@ impl Ports {
 
     /// Creates or refreshes the local API's sandbox client: every method and scope, every
     /// field, no allow-list or parent (CONTRACT; a store written before the operator was
-    /// refused to narrow it gets them back), and the given key as its key `dev` (a restart with
-    /// another key replaces the old one; keys the operator added stay).
+    /// refused to narrow it gets them back), and the given key as its active key `dev` (a
+    /// restart with another key replaces the old one, and one the operator deactivated is
+    /// active again, so the key the start prints works; keys the operator added stay).
     pub async fn ensure_dev_client(&self, id: &str, api_key: &str) -> Result<(), ApiError> {
         let created = self.clock.now().format("%Y-%m-%d %H:%M:%S").to_string();
         let dev_key = ApiKey {
@@ -158,7 +159,7 @@ impl Ports {
                 let keyed = rec
                     .keys
                     .iter()
-                    .any(|k| k.key_id == SANDBOX_KEY_ID && k.hash == dev_key.hash);
+                    .any(|k| k.key_id == SANDBOX_KEY_ID && k.hash == dev_key.hash && k.active);
                 if keyed && rec.has_every_right() {
                     return Ok(());
                 }

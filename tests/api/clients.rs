@@ -107,6 +107,13 @@ both!(
             .put("createParty", &[PARTY, &[("occupation", "Pilot")]].concat())
             .await;
         assert_eq!(r.code(), "101", "{:?}", r.json);
+
+        // Its key deactivated, the next start makes the key it prints work again.
+        let r = t.operator(Method::DELETE, &path(&dev, "/keys/dev"), json!(null)).await;
+        assert_eq!(r.status, 200, "{:?}", r.json);
+        assert_eq!(t.get("/v3/ping").await.code(), "103");
+        t.app.ensure_dev_client(&dev.id, &dev.key).await.unwrap();
+        assert_eq!(t.get("/v3/ping").await.code(), "101");
     }
 );
 
