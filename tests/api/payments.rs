@@ -433,7 +433,9 @@ both!(fund_moves_follow_every_rule_in_order, |t: TestApp| async move {
     let mut status = hook(&t, "updateExternalFundMoveStatus").await;
     let mut voided = hook(&t, "requestForVoidACH").await;
     let void = [("accountId", a.as_str()), ("RefNum", ref_num.as_str())];
-    let r = t.post("requestForVoidACH", &void).await;
+    // Lookalikes of the credential name are not identifiers.
+    let sent = [&void[..], &[("client_id", "zzz"), ("ClientID", "q")]].concat();
+    let r = t.post("requestForVoidACH", &sent).await;
     code(&r, "101");
     assert_eq!(r.json["investorExternalAccountDetails"], "Status Updated Successfully");
     // Its webhook (part 1 lists none) is the message, led by what it was about.
@@ -1564,6 +1566,59 @@ both!(
         kinds.sort();
         assert_eq!(kinds, [r#""debit""#, r#""debit""#, r#""refund""#, r#""refund""#]);
         assert_eq!(history(&t, &a).await[3]["fundStatus"], "Pending");
+    }
+);
+
+both!(
+    a_refund_that_does_not_reach_the_investor_holds_the_trade_again,
+    |t: TestApp| async move {
+        let (a, o, id) = funded_setup(&t, "Main").await;
+        let debit = ref_num_of(&fund(&t, &a, &o, &id, "50").await);
+        let bank = |ref_num: &str| {
+            format!(
+                "/operator/clients/{}/accounts/{a}/fund-moves/{ref_num}/status",
+                t.client_id
+            )
+        };
+        assert_eq!(run_ach(&t).await, 1);
+        let settle = json!({"status": "Settled"});
+        assert_eq!(t.operator(Method::POST, &bank(&debit), settle).await.status, 200);
+        let params = |status: &'static str| {
+            [
+                ("accountId", a.clone()),
+                ("tradeId", id.clone()),
+                ("tradeStatus", status.to_owned()),
+            ]
+        };
+        let back = params("CREATED");
+        let back: Vec<(&str, &str)> = back.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        code(&t.post("updateTradeStatus", &back).await, "101");
+        // While the refund is under way the trade is not funded, by payment or by status.
+        let funded = params("FUNDED");
+        let funded: Vec<(&str, &str)> = funded.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        code(&t.post("updateTradeStatus", &funded).await, "150");
+        assert_eq!(trade_status(&t, &id).await, "CREATED");
+        // The bank returns the refund: the money never left escrow, so the debit holds the
+        // trade again (no second payment: 210), and a cancellation refunds it anew.
+        assert_eq!(run_ach(&t).await, 1);
+        let refund = history(&t, &a).await[1]["RefNum"].as_str().unwrap().to_owned();
+        let returned = json!({"status": "Returned", "error": "R02 - Account closed"});
+        assert_eq!(t.operator(Method::POST, &bank(&refund), returned).await.status, 200);
+        code(&fund(&t, &a, &o, &id, "50").await, "210");
+        code(&cancel_investment(&t, &id).await, "101");
+        let moves: Vec<(Value, Value)> = history(&t, &a)
+            .await
+            .iter()
+            .map(|m| (m["type"].clone(), m["fundStatus"].clone()))
+            .collect();
+        assert_eq!(
+            moves,
+            [
+                (json!("debit"), json!("Settled")),
+                (json!("refund"), json!("Returned")),
+                (json!("refund"), json!("Pending"))
+            ]
+        );
     }
 );
 

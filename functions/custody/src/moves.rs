@@ -74,6 +74,7 @@ async fn create(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
         // The test nicknames mean something in the sandbox only (part 3).
         test_entry: ctx.app.env == Environment::Sandbox
             && (ext.nickname == SANDBOX_SETTLED || ext.nickname == SANDBOX_R01),
+        refund_of: String::new(),
     };
     let writes = pay::move_new(client, &m)?;
     let m = ctx

@@ -12,8 +12,8 @@ use shared::billing::billing;
 use shared::mask::MASK;
 use shared::model::ids::{no_trade, numeric_id, AccountId, IssuerId};
 use shared::model::payments::{
-    ach_blocked, already_funding, check_aba, fund_amount, money, no_provider, FundMove, FundMoveEvent, FundStatus,
-    FUND_MOVE, R01, SANDBOX_R01, SANDBOX_SETTLED, STATUS_METHOD,
+    ach_blocked, already_funding, check_aba, fund_amount, money, no_provider, refund_under_way, FundMove,
+    FundMoveEvent, FundStatus, FUND_MOVE, R01, SANDBOX_R01, SANDBOX_SETTLED, STATUS_METHOD,
 };
 use shared::model::trade::{wrong_status, Trade, TradeStatus};
 use shared::records::active_account;
@@ -37,15 +37,6 @@ fn over_max(max: Decimal) -> ApiError {
 /// `721`: the amount is more than 7 % above the trade total.
 fn over_total() -> ApiError {
     ApiError::coded("721", "Amount exceeds the trade total by more than 7%")
-}
-
-/// `150`: the trade's settled money is still on its way back (its refund is `Pending` or
-/// `Submitted`): paying again now would take the money twice.
-fn refund_under_way() -> ApiError {
-    ApiError::coded(
-        "150",
-        "The trade's refund is still under way; pay again once it is through.",
-    )
 }
 
 /// `106` naming `amount`: it does not cover the trade total. Part 3 frames the amount as the
@@ -301,6 +292,7 @@ pub async fn fund_move(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 card: None,
                 escrow_account: escrow,
                 test_entry: false,
+                refund_of: String::new(),
             };
             let mut writes = billing(&ctx, "externalFundMove", &req.account, &pending.ref_num)?;
             let mut events = vec![view_event(

@@ -192,6 +192,7 @@ async fn charge(ctx: Ctx, p: Params, with_amount: bool, method: &'static str) ->
                 created_ip: req.ip.clone(),
                 escrow_account: escrow,
                 test_entry: false,
+                refund_of: String::new(),
                 card: Some(CardCharge {
                     cc_reference: shared::documents::reference_code(),
                     token: card.token.clone(),

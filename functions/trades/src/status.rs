@@ -8,7 +8,7 @@
 use crate::trade_esign::{self, Voids};
 use shared::esign;
 use shared::model::ids::AccountId;
-use shared::model::payments::{FundStatus, Owner, FUND_MOVE};
+use shared::model::payments::{refund_under_way, FundStatus, Owner, FUND_MOVE};
 use shared::model::trade::{ach_pending, wrong_status, Cancellation, Trade, TradeStatus};
 use shared::records::payments as pay;
 use shared::records::trade;
@@ -95,6 +95,15 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                     "Trade status {} cannot move to {}",
                     stored.rec.status, sent
                 )));
+            }
+            if moving && target == TradeStatus::Funded {
+                // Called funded while its refund is on the way back, the trade would count
+                // money the investor is being paid back.
+                if let Some(held) = pay::holding_move(ctx.store(), client, &id).await? {
+                    if held.rec.is_refund() {
+                        return Err(refund_under_way());
+                    }
+                }
             }
             let mut after = stored.rec.clone();
             let fields_changed = fields.apply(&mut after);

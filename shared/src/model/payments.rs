@@ -243,6 +243,15 @@ impl FundStatus {
     }
 }
 
+/// `150`: the trade's settled money is still on its way back (its refund is `Pending` or
+/// `Submitted`): paying again now, or calling the trade funded, would take the money twice.
+pub fn refund_under_way() -> ApiError {
+    ApiError::coded(
+        "150",
+        "The trade's refund is still under way; pay again once it is through.",
+    )
+}
+
 /// `150` or `210`: the trade already has a fund move in `status`.
 pub fn already_funding(status: FundStatus) -> ApiError {
     match status {
@@ -287,6 +296,10 @@ pub struct FundMove {
     /// `approvalStatus` is `TEST ENTRY`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub test_entry: bool,
+    /// A refund's debit (its `RefNum`): the payment that holds the trade again when the
+    /// refund does not reach the investor.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub refund_of: String,
 }
 
 /// One fund move in its escrow account's ledger (CONTRACT, "The escrow ledger"): written in
@@ -634,6 +647,7 @@ impl FundMove {
             transaction_status: "Pending".into(),
             errors: String::new(),
             description: format!("Refund of {}", self.ref_num),
+            refund_of: self.ref_num.clone(),
             created_date: now.to_owned(),
             updated_date: now.to_owned(),
             ..self.clone()

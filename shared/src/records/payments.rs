@@ -163,8 +163,14 @@ pub fn move_change(client: &str, before: &Stored<FundMove>, after: &FundMove) ->
         ));
     }
     if after.is_refund() && was.in_flight() && !is.in_flight() {
-        // The refund held the trade while under way (see `funding_hold`).
-        writes.push(funding_clear(client, &after.trade_id));
+        // The refund held the trade while under way (see `funding_hold`). Settled, the money
+        // is back and the trade free; returned (or declined), the money never left escrow:
+        // its debit holds the trade again, and a cancellation refunds it anew.
+        writes.push(if is == FundStatus::Settled || after.refund_of.is_empty() {
+            funding_clear(client, &after.trade_id)
+        } else {
+            funding_hold(client, &after.trade_id, &after.refund_of)
+        });
     }
     if !after.pays_for_trade() {
         return Ok(writes);
@@ -266,11 +272,12 @@ pub fn funding_put(client: &str, trade_id: &str, ref_num: &str) -> Write {
     }
 }
 
-/// Hands the trade from its settled payment to that payment's refund, which holds it while
-/// under way: no new payment is taken while the money paid is still on its way back.
-pub fn funding_hold(client: &str, trade_id: &str, refund_ref_num: &str) -> Write {
+/// Hands the trade to move `ref_num`, whatever held it: from its settled payment to that
+/// payment's refund, which holds it while under way (no new payment is taken while the money
+/// paid is still on its way back), and back from a refund that did not reach the investor.
+pub fn funding_hold(client: &str, trade_id: &str, ref_num: &str) -> Write {
     let mut item = funding_key(client, trade_id).item();
-    item.insert("RefNum".into(), Val::S(refund_ref_num.to_owned()));
+    item.insert("RefNum".into(), Val::S(ref_num.to_owned()));
     Write::Put { item, cond: None }
 }
 
