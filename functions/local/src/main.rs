@@ -224,6 +224,35 @@ fn with_webhooks(handled: Handled, app: Option<Arc<App>>) -> hyper::Response<Dis
     hyper::Response::from_parts(head, body)
 }
 
+/// The request-body bytes the local API holds at once, all requests together
+/// (`IPS_BODY_MEMORY_MB`, set at start). Each request is held to its own limit (1 MiB, 50 MiB
+/// for uploads), but nothing else bounded how many bodies arrive at once: a few hundred
+/// connections that stop mid-body, credentials or not, could take gigabytes. Past it, bodies
+/// wait for memory (their senders are slowed down), and one that cannot finish within the
+/// read timeout is answered 408, as any late body.
+static BODY_MEMORY: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(0);
+
+/// A request's body, read whole within its limit, and the share of [`BODY_MEMORY`] it holds
+/// until the request is done. `Err(())` when it goes over the limit (or the connection fails).
+async fn read_body(body: Incoming, limit: usize) -> Result<(Bytes, Option<tokio::sync::SemaphorePermit<'static>>), ()> {
+    let mut body = std::pin::pin!(Limited::new(body, limit));
+    let mut bytes = BytesMut::new();
+    let mut held: Option<tokio::sync::SemaphorePermit<'static>> = None;
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.map_err(|_| ())?.into_data() else {
+            continue;
+        };
+        let size = u32::try_from(data.len()).map_err(|_| ())?;
+        let share = BODY_MEMORY.acquire_many(size).await.map_err(|_| ())?;
+        match &mut held {
+            Some(h) => h.merge(share),
+            None => held = Some(share),
+        }
+        bytes.extend_from_slice(&data);
+    }
+    Ok((bytes.freeze(), held))
+}
+
 /// Reads the body (whole within the deadline, or the request is never started) and runs the
 /// request: its response and the webhooks to send after it.
 async fn run(
@@ -234,9 +263,9 @@ async fn run(
     deadline: tokio::time::Instant,
 ) -> Handled {
     let limit = app.body_limit(parts.uri.path(), &parts.headers);
-    let body = match tokio::time::timeout_at(deadline, Limited::new(body, limit).collect()).await {
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(_)) => Err(limit),
+    let (body, _memory) = match tokio::time::timeout_at(deadline, read_body(body, limit)).await {
+        Ok(Ok((bytes, memory))) => (Ok(bytes), memory),
+        Ok(Err(())) => (Err(limit), None),
         Err(_) => {
             return Handled {
                 response: shared::http::request_timeout(),
@@ -293,8 +322,6 @@ impl AcceptBackoff {
     }
 }
 
-/// Every minute, re-sends outbox entries older than five minutes: long enough for a
-/// delivery waiting in the in-memory queue to have been attempted.
 /// Every second, the books whose market has opened since they rested crossed orders.
 async fn open_books(app: Arc<App>) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -306,6 +333,8 @@ async fn open_books(app: Arc<App>) {
     }
 }
 
+/// Every minute, re-sends outbox entries older than five minutes: long enough for a
+/// delivery waiting in the in-memory queue to have been attempted.
 async fn sweep_outbox(app: Arc<App>) {
     let mut every = tokio::time::interval(Duration::from_secs(60));
     every.tick().await;
@@ -332,6 +361,11 @@ async fn main() -> Result<(), String> {
         Ok(secs) if secs > 0 => Duration::from_secs(secs),
         _ => return Err("IPS_READ_TIMEOUT_SECS must be a whole number of seconds above 0".into()),
     };
+    match var("IPS_BODY_MEMORY_MB", "512").parse::<usize>() {
+        // At least the largest body one request may send (an upload, 50 MiB).
+        Ok(mb) if (50..=65_536).contains(&mb) => BODY_MEMORY.add_permits(mb << 20),
+        _ => return Err("IPS_BODY_MEMORY_MB must be a whole number of megabytes from 50 to 65536".into()),
+    }
 
     let public_url = var("IPS_PUBLIC_URL", &format!("http://{bind}"));
     let (store, queue, blobs) = cfg.local_ports(&public_url).await?;

@@ -75,8 +75,62 @@ async fn probe_limits_and_timeouts(base: &str, auth: &str) {
     assert!(!answer.contains("200 OK"), "{answer}");
 }
 
+/// Bodies in flight share `IPS_BODY_MEMORY_MB` (50 here): an upload that stalls holding
+/// nearly all of it leaves small requests served, and makes a larger body wait for memory
+/// until the stalled one is answered 408 at its read timeout. Memory stays bounded however
+/// many senders stall.
+async fn probe_body_memory(base: &str, auth: &str) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stalled = tokio::net::TcpStream::connect(base.trim_start_matches("http://"))
+        .await
+        .unwrap();
+    let head = format!(
+        "POST /v3/uploadPartyDocument HTTP/1.1\r\nhost: x\r\nauthorization: {auth}\r\n\
+         content-type: multipart/form-data; boundary=x\r\ncontent-length: 52400000\r\n\r\n"
+    );
+    stalled.write_all(head.as_bytes()).await.unwrap();
+    let chunk = vec![b'a'; 1 << 20];
+    let mut sent = 0;
+    while sent < 52_000_000 {
+        let n = chunk.len().min(52_000_000 - sent);
+        stalled.write_all(&chunk[..n]).await.unwrap();
+        sent += n;
+    }
+    // What the socket still buffers is not yet the server's: let it read the rest.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let timed_out = tokio::spawn(async move {
+        let mut out = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(10), stalled.read_to_end(&mut out)).await;
+        (std::time::Instant::now(), String::from_utf8_lossy(&out).into_owned())
+    });
+    let party = |extra: &str| {
+        let body = format!("{}{extra}", serde_urlencoded::to_string(PARTY).unwrap());
+        reqwest::Client::new()
+            .put(format!("{base}/v3/createParty"))
+            .header("authorization", auth)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
+    };
+    let small = party("").await.unwrap();
+    let small_at = std::time::Instant::now();
+    assert_eq!(small.status(), 200);
+    // An unknown parameter is ignored (CONTRACT): only the body is large, not the record.
+    let large = party(&format!("&padding={}", "n".repeat(600_000))).await.unwrap();
+    let large_at = std::time::Instant::now();
+    assert_eq!(large.status(), 200);
+    let (stalled_at, answer) = timed_out.await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(small_at < stalled_at, "a small body is served while the upload stalls");
+    assert!(
+        stalled_at <= large_at,
+        "a large one waits for the memory the upload held"
+    );
+}
+
 async fn scenario(mut env: Vec<(&str, String)>) {
     env.push(("IPS_READ_TIMEOUT_SECS", "2".into()));
+    env.push(("IPS_BODY_MEMORY_MB", "50".into()));
     let http = reqwest::Client::new();
     let server = start(&env).await;
     let api = Api::new(&server.base);
@@ -196,6 +250,7 @@ async fn scenario(mut env: Vec<(&str, String)>) {
     let resp = http.get(&doc_url).send().await.unwrap();
     assert_eq!(resp.status(), 200, "{doc_url}");
     assert_eq!(resp.bytes().await.unwrap().as_ref(), pdf.as_slice());
+    probe_body_memory(&server.base, &auth).await;
 }
 
 #[tokio::test]
