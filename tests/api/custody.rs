@@ -148,6 +148,23 @@ both!(
             )
             .await;
         code(&r, "101");
+
+        // In production a refusal tells nothing of the network: an internal address and a
+        // name that does not resolve read the same.
+        let prod = TestApp::with_env(t.backend, shared::Environment::Production).await;
+        let (a, _) = investor(&prod).await;
+        let mut said = Vec::new();
+        for url in ["https://127.0.0.1/a.pdf", "https://no-such-host.invalid/a.pdf"] {
+            let r = attest(&prod, &a, url).await;
+            assert_eq!((r.status, r.code()), (422, "1422"), "{url}: {:?}", r.json);
+            said.push(r.desc().to_owned());
+        }
+        assert_eq!(said[0], said[1]);
+        assert!(
+            !said[0].contains("127.0.0.1") && !said[0].contains("resolve"),
+            "{}",
+            said[0]
+        );
     }
 );
 

@@ -336,6 +336,29 @@ both!(method_permission_and_ip_allowlist_are_111, |t: TestApp| async move {
         )
         .await;
     assert_eq!(r.code(), "101", "{:?}", r.json);
+    // An entry written IPv4-mapped names the same IPv4 callers, and a mapped caller is its
+    // IPv4 address.
+    let mapped = t
+        .new_client(json!({"ipAllowlist": ["::ffff:10.0.0.0/104", "::ffff:192.0.2.7"]}))
+        .await;
+    let auth = mapped.bearer();
+    for (caller, code) in [
+        ("10.9.8.7", "101"),
+        ("192.0.2.7", "101"),
+        ("::ffff:10.9.8.7", "101"),
+        ("192.0.2.8", "111"),
+    ] {
+        let r = t
+            .raw_from(
+                Method::PUT,
+                "/v3/createParty",
+                &[("authorization", &auth)],
+                Ok(form(PARTY)),
+                caller.parse().unwrap(),
+            )
+            .await;
+        assert_eq!(r.code(), code, "{caller}: {:?}", r.json);
+    }
 });
 
 both!(ip_check_comes_before_method_permission, |t: TestApp| async move {

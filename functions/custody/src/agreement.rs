@@ -12,7 +12,7 @@ use shared::providers::esign::{EnvelopeRequest, Signer};
 use shared::records::{self, link};
 use shared::store::Write;
 use shared::webhooks::{view_event, Event};
-use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
+use shared::{op, ApiError, Ctx, Environment, Params, Plan, Reply, Routes};
 
 /// The purpose of custody agreement envelopes (the envelope's `id` is the account's).
 const PURPOSE: &str = "custody-agreement";
@@ -51,6 +51,14 @@ async fn attest(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             return Err(attestation_error(format!(
                 "documentUrl answered HTTP {status}, not 200"
             )))
+        }
+        // In production the cause stays in the log: how a name resolves, or why a connection
+        // failed, would map the service's network for the caller.
+        Err(why) if ctx.app.env == Environment::Production => {
+            tracing::info!(url = %url, cause = %why, "attestation document not reachable");
+            return Err(attestation_error(
+                "documentUrl is not reachable: a public https URL that answers 200 is needed",
+            ));
         }
         Err(why) => return Err(attestation_error(format!("documentUrl is not reachable: {why}"))),
     }

@@ -137,13 +137,16 @@ impl ClientRecord {
     }
 
     pub fn ip_allowed(&self, ip: IpAddr) -> bool {
+        // An IPv4 address written IPv4-mapped (`::ffff:10.0.0.1`), in the list or as the
+        // caller's, is that IPv4 address.
+        let ip = ip.to_canonical();
         self.ip_allowlist.is_empty()
             || self
                 .ip_allowlist
                 .iter()
                 .any(|entry| match entry.parse::<ipnet::IpNet>() {
-                    Ok(net) => net.contains(&ip),
-                    Err(_) => entry.parse::<IpAddr>().is_ok_and(|a| a == ip),
+                    Ok(net) => canonical_net(net).contains(&ip),
+                    Err(_) => entry.parse::<IpAddr>().is_ok_and(|a| a.to_canonical() == ip),
                 })
     }
 
@@ -348,4 +351,15 @@ pub async fn load_client(store: &dyn Store, client_id: &str) -> Result<Option<Cl
         .and_then(|v| u64::try_from(v).ok())
         .unwrap_or(0);
     Ok(Some(rec))
+}
+
+/// A network written in IPv4-mapped form (`::ffff:10.0.0.0/104`) as the IPv4 network it is.
+fn canonical_net(net: ipnet::IpNet) -> ipnet::IpNet {
+    match net {
+        ipnet::IpNet::V6(v6) if v6.prefix_len() >= 96 => match v6.addr().to_ipv4_mapped() {
+            Some(v4) => ipnet::Ipv4Net::new(v4, v6.prefix_len() - 96).map_or(net, ipnet::IpNet::V4),
+            None => net,
+        },
+        _ => net,
+    }
 }

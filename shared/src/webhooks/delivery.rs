@@ -133,13 +133,16 @@ pub fn is_public(ip: IpAddr) -> bool {
     if seg[0] == 0x2002 {
         return is_public_v4(embedded(2));
     }
-    !(v6.is_multicast()
-        // Unique local fc00::/7, link-local fe80::/10.
-        || (seg[0] & 0xfe00) == 0xfc00
-        || (seg[0] & 0xffc0) == 0xfe80
-        // Documentation 2001:db8::/32, Teredo 2001::/32, discard-only 100::/64.
-        || (seg[0] == 0x2001 && (seg[1] == 0x0db8 || seg[1] == 0))
-        || (seg[0] == 0x0100 && seg[1..4].iter().all(|s| *s == 0)))
+    // Only global unicast, 2000::/3, reaches the internet: what lies outside it (unique and
+    // site local, link-local, multicast, discard-only, reserved) is never public. Within it:
+    // documentation 2001:db8::/32, Teredo 2001::/32, benchmarking 2001:2::/48, ORCHID
+    // 2001:10::/28 and 2001:20::/28.
+    (seg[0] & 0xe000) == 0x2000
+        && !(seg[0] == 0x2001
+            && (seg[1] == 0x0db8
+                || seg[1] == 0
+                || (seg[1] == 0x0002 && seg[2] == 0)
+                || matches!(seg[1] & 0xfff0, 0x0010 | 0x0020)))
 }
 
 /// Most webhook POSTs in flight at once: in all, of one client, and of one client to one
@@ -395,6 +398,10 @@ mod tests {
             "fc00::1",
             "fe80::1",
             "::ffff:10.0.0.1",
+            "fec0::1",
+            "4000::1",
+            "2001:2::1",
+            "2001:20::1",
         ] {
             assert!(!is_public(private.parse().unwrap()), "{private}");
         }
@@ -402,6 +409,7 @@ mod tests {
             "93.184.216.34",
             "8.8.8.8",
             "2606:4700::1111",
+            "2a00:1450:4001:80b::200e",
             "64:ff9b::8.8.8.8",
             "2002:0808:0808::1",
             "198.20.0.1",
