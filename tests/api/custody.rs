@@ -681,14 +681,21 @@ both!(supplements_store_part_3s_fields_and_aliases, |t: TestApp| async move {
         .await;
     code(&r, "101");
     assert_eq!(r.desc(), "Account added successfully.");
-    // Its webhook (the response record) masks the bank numbers but their last four digits.
+    // Its webhook (the response record) masks the bank numbers but their last four digits,
+    // in the response's form: the answer shows them base64-encoded (part 1, Conventions 8).
+    use base64::Engine;
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
     let sent = created.next(5).await.expect("createCustodyAccountSupplement").pairs();
     let field = |name: &str| sent.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str().to_owned());
     assert_eq!(
         (field("bankAccountNumber1"), field("internationalAccountNumber")),
-        (Some("XXXXXXX5678".to_owned()), Some("XXXXXXXX5666".to_owned()))
+        (Some(b64("XXXXXXX5678")), Some(b64("XXXXXXXX5666")))
     );
     let d = &r.json["accountDetails"];
+    assert_eq!(
+        (&d["bankAccountNumber1"], &d["internationalAccountNumber"]),
+        (&json!(b64("55512345678")), &json!(b64("333444555666")))
+    );
     assert_eq!(
         (
             d["accountId"].as_str(),

@@ -372,15 +372,30 @@ pub struct AccountSupplement {
     pub updated_date: String,
 }
 
+/// The supplement's bank account numbers: shown base64-encoded, as part 1 (Conventions 8)
+/// returns every bank account number (part 3 names only custody fund moves' as decoded).
+pub const SUPPLEMENT_BANK_NUMBERS: &[&str] =
+    &["internationalAccountNumber", "bankAccountNumber1", "bankAccountNumber2"];
+
 impl AccountSupplement {
-    /// `accountDetails`: the account ID and every stored field in part 3's order.
+    /// `accountDetails`: the account ID and every stored field in part 3's order, bank
+    /// account numbers base64-encoded.
     pub fn view(&self) -> Fields {
-        supplement_view(
+        use base64::Engine;
+        let mut view = supplement_view(
             ("accountId", &self.account_id),
             ACCOUNT_SUPPLEMENT_FIELDS,
             &self.fields,
             &[("createdDate", &self.created_date), ("updatedDate", &self.updated_date)],
-        )
+        );
+        for field in SUPPLEMENT_BANK_NUMBERS {
+            if let Some(Value::String(number)) = view.get_mut(*field) {
+                if !number.is_empty() {
+                    *number = base64::engine::general_purpose::STANDARD.encode(number.as_bytes());
+                }
+            }
+        }
+        view
     }
 }
 

@@ -175,9 +175,9 @@ const DESCRIBED: &[&str] = &[
 const BANK_NUMBERS: &[(&str, bool)] = &[
     ("accountNumber", false),
     ("routingNumber", false),
-    ("bankAccountNumber1", false),
-    ("bankAccountNumber2", false),
-    ("internationalAccountNumber", false),
+    ("bankAccountNumber1", true),
+    ("bankAccountNumber2", true),
+    ("internationalAccountNumber", true),
     ("AccountNumber", true),
     ("RoutingNumber", true),
     ("AccountRoutingNumber", true),
