@@ -112,9 +112,11 @@ impl Ctx {
 }
 
 /// A short, growing, jittered pause before planning again after a concurrent change, so that
-/// writers that collided do not collide again in lockstep.
+/// writers that collided do not collide again in lockstep. It grows to 128-256 ms: a hundred
+/// writers of one record on a slow store still each get their turn within the attempts (about
+/// ten seconds in all at worst, well inside part 1's 60 s).
 async fn backoff(attempt: usize) {
-    let base = 1u64 << attempt.min(5);
+    let base = 1u64 << attempt.min(7);
     let jitter = getrandom::u64().unwrap_or(0) % (base + 1);
     tokio::time::sleep(Duration::from_millis(base + jitter)).await;
 }
