@@ -844,6 +844,27 @@ both!(
             (&refund["fundStatus"], &refund["errors"], &refund["Accountfullname"]),
             (&json!("Submitted"), &json!(""), &json!("Ada Stone"))
         );
+
+        // The account deleted after the refund was made: the batch keeps it waiting, and it
+        // says so instead of showing the deleted account's numbers.
+        let (a, o, id) = funded_setup(&t, "Test ACH Settled").await;
+        code(&fund(&t, &a, &o, &id, "50").await, "101");
+        for _ in 0..2 {
+            status.next(5).await.expect("sandbox step");
+        }
+        code(&cancel_investment(&t, &id).await, "101");
+        assert_ne!(history(&t, &a).await[1]["Accountnumber"], "");
+        code(
+            &t.post("deleteExternalAccount", &[("types", "Account"), ("accountId", &a)])
+                .await,
+            "101",
+        );
+        assert_eq!(run_ach(&t).await, 0);
+        let refund = history(&t, &a).await[1].clone();
+        assert_eq!(
+            (&refund["fundStatus"], &refund["errors"], &refund["Accountnumber"]),
+            (&json!("Pending"), &json!("no external account"), &json!(""))
+        );
     }
 );
 

@@ -59,11 +59,18 @@ async fn submit(ctx: Ctx, ref_num: String) -> Result<bool, ApiError> {
         }
         let mut after = stored.rec.moved(FundStatus::Submitted, "", &ctx.now());
         if after.is_refund() {
-            // A refund goes to the account on file now; without one it waits (CONTRACT).
+            // A refund goes to the account on file now; without one it waits (CONTRACT), and
+            // says so (the account it was meant for may have been deleted since).
             let to = pay::external(ctx.store(), client, Owner::Account, &after.account_id).await?;
             after.pay_to(to.as_ref().map(|e| &e.rec));
             if to.is_none() {
-                return Ok(Plan::answer(false));
+                let mut waiting = stored.rec.clone();
+                waiting.pay_to(None);
+                if waiting == stored.rec {
+                    return Ok(Plan::answer(false));
+                }
+                waiting.updated_date = ctx.now();
+                return Ok(Plan::new(pay::move_change(client, &stored, &waiting)?, false));
             }
         }
         let (writes, events) = move_writes(client, &stored, &after, false)?;
