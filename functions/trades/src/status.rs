@@ -96,15 +96,6 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                     stored.rec.status, sent
                 )));
             }
-            if moving && target == TradeStatus::Funded {
-                // Called funded while its refund is on the way back, the trade would count
-                // money the investor is being paid back.
-                if let Some(held) = pay::holding_move(ctx.store(), client, &id).await? {
-                    if held.rec.is_refund() {
-                        return Err(refund_under_way());
-                    }
-                }
-            }
             let mut after = stored.rec.clone();
             let fields_changed = fields.apply(&mut after);
             // The same status in another spelling is stored as sent (CONTRACT, "Verbatim
@@ -131,7 +122,14 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 Vec::new()
             };
             let status_event = moving.then(|| after.status_event(STATUS_METHOD));
-            Ok(move_plan(client, &stored, after, voids, guarded, status_event)?.writes(money))
+            let plan = move_plan(client, &stored, after, voids, guarded, status_event)?.writes(money);
+            // Called funded while its refund is on the way back, the trade would count money
+            // the investor is being paid back.
+            Ok(if moving && target == TradeStatus::Funded {
+                plan.check(pay::no_refund_under_way(client, &id), refund_under_way())
+            } else {
+                plan
+            })
         })
         .await?;
     void_at_provider(&ctx, &after.id, &voids).await;
@@ -256,7 +254,7 @@ async fn cancelled_funding(ctx: &Ctx, trade_id: &str, now: &str) -> Result<(Vec<
                 .rec
                 .refund(ctx.next_id(FUND_MOVE).await?, to.as_ref().map(|e| &e.rec), now);
             let mut writes = pay::move_new(client, &refund)?;
-            writes.push(pay::funding_hold(client, trade_id, &refund.ref_num));
+            writes.push(pay::funding_hold(client, trade_id, &refund.ref_num, true));
             Ok((writes, true))
         }
         _ => Err(ach_pending()),

@@ -169,7 +169,7 @@ pub fn move_change(client: &str, before: &Stored<FundMove>, after: &FundMove) ->
         writes.push(if is == FundStatus::Settled || after.refund_of.is_empty() {
             funding_clear(client, &after.trade_id)
         } else {
-            funding_hold(client, &after.trade_id, &after.refund_of)
+            funding_hold(client, &after.trade_id, &after.refund_of, false)
         });
     }
     if !after.pays_for_trade() {
@@ -274,11 +274,25 @@ pub fn funding_put(client: &str, trade_id: &str, ref_num: &str) -> Write {
 
 /// Hands the trade to move `ref_num`, whatever held it: from its settled payment to that
 /// payment's refund, which holds it while under way (no new payment is taken while the money
-/// paid is still on its way back), and back from a refund that did not reach the investor.
-pub fn funding_hold(client: &str, trade_id: &str, ref_num: &str) -> Write {
+/// paid is still on its way back; the marker says `refund` so that a status change can check
+/// it without a read), and back from a refund that did not reach the investor.
+pub fn funding_hold(client: &str, trade_id: &str, ref_num: &str, refund: bool) -> Write {
     let mut item = funding_key(client, trade_id).item();
     item.insert("RefNum".into(), Val::S(ref_num.to_owned()));
+    if refund {
+        item.insert(REFUND_ATTR.into(), Val::Bool(true));
+    }
     Write::Put { item, cond: None }
+}
+
+const REFUND_ATTR: &str = "refund";
+
+/// Holds when no refund of the trade is under way (see [`funding_hold`]).
+pub fn no_refund_under_way(client: &str, trade_id: &str) -> Write {
+    Write::Check {
+        key: funding_key(client, trade_id),
+        cond: Cond::AttrNotExists(REFUND_ATTR.into()),
+    }
 }
 
 /// Frees the trade for a new move (the move holding it was returned, voided or declined).
