@@ -299,6 +299,11 @@ pub fn core_order(o: &AtsOrder) -> Order<Decimal> {
 /// places one in milliseconds; SQS FIFO under load in seconds).
 const STRANDED_AFTER: chrono::TimeDelta = chrono::TimeDelta::seconds(10);
 
+/// How much longer an order whose message was sent again waits before it counts as lost
+/// again: a book that is only slow (a burst on a slow store) is not sent a copy every
+/// [`STRANDED_AFTER`], which would only lengthen its queue.
+const RESENT_GRACE: chrono::TimeDelta = chrono::TimeDelta::seconds(50);
+
 /// Sends every book that waits for its market's open, once the market is open, its
 /// uncrossing message, and again the message of every order its book has not placed for
 /// [`STRANDED_AFTER`] (the local API does this every second; in AWS a schedule every
@@ -335,7 +340,12 @@ pub async fn open_books(ports: Arc<Ports>) -> Result<usize, ApiError> {
     let cutoff = shared::clock::timestamp(now - STRANDED_AFTER);
     for (client, security, order) in book::stranded(ports.store.as_ref(), &cutoff).await? {
         tracing::warn!(%client, %order, "an order its book never placed: its message goes again");
-        let again = book::sent_again(&client, &security, &order, &shared::clock::timestamp(now));
+        let again = book::sent_again(
+            &client,
+            &security,
+            &order,
+            &shared::clock::timestamp(now + RESENT_GRACE),
+        );
         send(client, security, Some(order)).await?;
         sent += 1;
         // Refused when the order was placed meanwhile (its mark is gone): nothing to move.

@@ -3,7 +3,7 @@
 //! group is the security, consumed by one worker; locally an in-process lane per security.
 //! The worker is idempotent, so a message delivered twice changes nothing the second time.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,7 +19,7 @@ use crate::error::ApiError;
 
 /// Work for one security's book: place an order on it, or (without one) uncross it at the
 /// market's open.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BookMessage {
     pub client_id: String,
@@ -53,10 +53,14 @@ const LOCAL_ATTEMPTS: usize = 5;
 
 type Lane<P> = mpsc::UnboundedSender<(Arc<P>, BookMessage)>;
 
-/// The local API's sequencer: one task per book applies its messages in order.
+/// The local API's sequencer: one task per book applies its messages in order. A message
+/// already waiting in its lane is not queued twice: a copy would find nothing left to do,
+/// and on a slow store the copies the stranded-order sweep sends would pile up faster than
+/// the book drains them.
 pub struct LocalSequencer<P> {
     work: BookWork<P>,
     lanes: Mutex<HashMap<String, Lane<P>>>,
+    waiting: Arc<Mutex<HashSet<BookMessage>>>,
     busy: Arc<AtomicUsize>,
     idle: Arc<Notify>,
 }
@@ -66,6 +70,7 @@ impl<P: Send + Sync + 'static> LocalSequencer<P> {
         LocalSequencer {
             work,
             lanes: Mutex::new(HashMap::new()),
+            waiting: Arc::default(),
             busy: Arc::new(AtomicUsize::new(0)),
             idle: Arc::new(Notify::new()),
         }
@@ -89,8 +94,11 @@ impl<P: Send + Sync + 'static> LocalSequencer<P> {
             .or_insert_with(|| {
                 let (tx, mut rx) = mpsc::unbounded_channel::<(Arc<P>, BookMessage)>();
                 let (work, busy, idle) = (self.work, self.busy.clone(), self.idle.clone());
+                let waiting = self.waiting.clone();
                 tokio::spawn(async move {
                     while let Some((ports, msg)) = rx.recv().await {
+                        // Taken: a message sent from now on is queued again behind it.
+                        waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(&msg);
                         for attempt in 1..=LOCAL_ATTEMPTS {
                             match work(ports.clone(), msg.clone()).await {
                                 Ok(()) => break,
@@ -112,6 +120,14 @@ impl<P: Send + Sync + 'static> LocalSequencer<P> {
 #[async_trait]
 impl<P: Send + Sync + 'static> Sequencer<P> for LocalSequencer<P> {
     async fn send(&self, ports: &Arc<P>, msg: BookMessage) -> Result<(), QueueError> {
+        if !self
+            .waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(msg.clone())
+        {
+            return Ok(());
+        }
         self.busy.fetch_add(1, Ordering::SeqCst);
         self.lane(msg.group())
             .send((ports.clone(), msg))
@@ -235,5 +251,36 @@ mod tests {
         lanes.idle().await;
         let seen = SEEN.lock().unwrap_or_else(|e| e.into_inner()).clone();
         assert_eq!(seen, (0..50).map(|n| n.to_string()).collect::<Vec<_>>());
+    }
+
+    #[tokio::test]
+    async fn a_message_already_waiting_in_its_lane_is_not_queued_twice() {
+        static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+        fn slow(_: Arc<()>, msg: BookMessage) -> BookFuture {
+            Box::pin(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                SEEN.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(msg.order_id.unwrap_or_default());
+                Ok(())
+            })
+        }
+        let lanes = LocalSequencer::new(slow as BookWork<()>);
+        let ports = Arc::new(());
+        let msg = |order: &str| BookMessage {
+            client_id: "c".into(),
+            security_id: "s".into(),
+            order_id: Some(order.into()),
+        };
+        // "a" is taken at once; the copies of "b" sent while it waits behind "a" are one.
+        for order in ["a", "b", "b", "b", "c", "b"] {
+            lanes.send(&ports, msg(order)).await.expect("sent");
+        }
+        lanes.idle().await;
+        // Taken from its lane, a message may be queued again.
+        lanes.send(&ports, msg("b")).await.expect("sent");
+        lanes.idle().await;
+        let seen = SEEN.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        assert_eq!(seen, ["a", "b", "c", "b"]);
     }
 }
