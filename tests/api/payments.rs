@@ -765,6 +765,23 @@ async fn history(t: &TestApp, account: &str) -> Vec<Value> {
     r.json["accountDetails"].as_array().unwrap().clone()
 }
 
+/// The account's moves, oldest first, as (`type`, `fundStatus`).
+async fn moves_of(t: &TestApp, account: &str) -> Vec<(Value, Value)> {
+    history(t, account)
+        .await
+        .iter()
+        .map(|m| (m["type"].clone(), m["fundStatus"].clone()))
+        .collect()
+}
+
+/// The operator's path that gives the bank's answer to move `ref_num`.
+fn bank_status(t: &TestApp, account: &str, ref_num: &str) -> String {
+    format!(
+        "/operator/clients/{}/accounts/{account}/fund-moves/{ref_num}/status",
+        t.client_id
+    )
+}
+
 async fn run_ach(t: &TestApp) -> u64 {
     let r = t.operator(Method::POST, "/operator/batches/ach/run", json!({})).await;
     assert_eq!(r.status, 200, "{:?}", r.json);
@@ -1529,13 +1546,8 @@ both!(
                 ("tradeStatus", status),
             ];
             code(&t.post("updateTradeStatus", &params).await, "101");
-            let moves: Vec<(Value, Value)> = history(&t, &a)
-                .await
-                .iter()
-                .map(|m| (m["type"].clone(), m["fundStatus"].clone()))
-                .collect();
             assert_eq!(
-                moves,
+                moves_of(&t, &a).await,
                 [(json!("debit"), json!("Settled")), (json!("refund"), json!("Pending"))],
                 "{status}"
             );
@@ -1551,12 +1563,7 @@ both!(
         // the refund is through (150).
         let (a, o, id) = funded_setup(&t, "Main").await;
         let first = ref_num_of(&fund(&t, &a, &o, &id, "50").await);
-        let bank = |ref_num: &str| {
-            format!(
-                "/operator/clients/{}/accounts/{a}/fund-moves/{ref_num}/status",
-                t.client_id
-            )
-        };
+        let bank = |ref_num: &str| bank_status(&t, &a, ref_num);
         run_ach(&t).await; // the loop's refunds go too
         let settled = json!({"status": "Settled"});
         assert_eq!(
@@ -1595,12 +1602,7 @@ both!(
     |t: TestApp| async move {
         let (a, o, id) = funded_setup(&t, "Main").await;
         let debit = ref_num_of(&fund(&t, &a, &o, &id, "50").await);
-        let bank = |ref_num: &str| {
-            format!(
-                "/operator/clients/{}/accounts/{a}/fund-moves/{ref_num}/status",
-                t.client_id
-            )
-        };
+        let bank = |ref_num: &str| bank_status(&t, &a, ref_num);
         assert_eq!(run_ach(&t).await, 1);
         let settle = json!({"status": "Settled"});
         assert_eq!(t.operator(Method::POST, &bank(&debit), settle).await.status, 200);
@@ -1627,13 +1629,8 @@ both!(
         assert_eq!(t.operator(Method::POST, &bank(&refund), returned).await.status, 200);
         code(&fund(&t, &a, &o, &id, "50").await, "210");
         code(&cancel_investment(&t, &id).await, "101");
-        let moves: Vec<(Value, Value)> = history(&t, &a)
-            .await
-            .iter()
-            .map(|m| (m["type"].clone(), m["fundStatus"].clone()))
-            .collect();
         assert_eq!(
-            moves,
+            moves_of(&t, &a).await,
             [
                 (json!("debit"), json!("Settled")),
                 (json!("refund"), json!("Returned")),
