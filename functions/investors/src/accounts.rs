@@ -7,11 +7,11 @@ use serde_json::{Map, Value};
 use shared::auth::PiiLevel;
 use shared::http::router::{Handler, ScopeReq};
 use shared::list::ListSpec;
-use shared::model::account::{AccountIds, AccountRef, ArchiveView, READ_ONLY};
+use shared::model::account::{AccountRef, ArchiveView, READ_ONLY};
 use shared::model::ids::no_account;
 use shared::model::{validate, Account};
 use shared::records::{self, Record};
-use shared::webhooks::{value_text, view_event, Event};
+use shared::webhooks::{ids_event, value_text, view_event, Event};
 use shared::{list_op, op, Routes};
 use shared::{ApiError, Ctx, Params, Plan, Reply};
 
@@ -503,13 +503,7 @@ async fn live_accounts(ctx: &Ctx, cap: usize) -> Result<Vec<Account>, ApiError> 
 /// A list answer of the deprecated methods: `accountDetails`, an array of account records,
 /// and its webhook: `accountIds`, comma separated.
 async fn account_list(ctx: &Ctx, method: &str, accounts: Vec<Account>) -> Result<Reply, ApiError> {
-    let ids: Vec<&str> = accounts.iter().map(|a| a.id.as_str()).collect();
-    let event = view_event(
-        method,
-        &AccountIds {
-            account_ids: &ids.join(","),
-        },
-    );
+    let event = ids_event(method, None, "accountIds", accounts.iter().map(|a| a.id.as_str()));
     ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
         .await?;
     let records: Vec<Value> = accounts.iter().map(|a| Value::Object(a.view(ctx.pii))).collect();

@@ -9,7 +9,7 @@ use shared::model::party::{PartyRecord, PartyRef, Setter};
 use shared::records::flags::FlagItems;
 use shared::records::{self, Record};
 use shared::store::{Index, Query, Write};
-use shared::webhooks::{record_event, view_event};
+use shared::webhooks::{ids_event, record_event, view_event};
 use shared::{ApiError, Ctx, Params, Plan, Reply};
 
 /// `106` for a required parameter that is blank, or absent when `creating`.
@@ -150,21 +150,9 @@ pub async fn search<R: Searchable>(ctx: &Ctx, p: &Params, key: &str) -> Result<R
 /// The webhook of a party list read (searchParty, searchEntity, getAllParties): the IDs
 /// answered, comma separated, as searchAccount's `accountIds`.
 pub async fn fire_party_ids<'a>(ctx: &Ctx, ids: impl Iterator<Item = &'a str>) -> Result<(), ApiError> {
-    let ids: Vec<&str> = ids.collect();
-    let event = view_event(
-        &ctx.operation,
-        &PartyIds {
-            party_ids: &ids.join(","),
-        },
-    );
+    let event = ids_event(&ctx.operation, None, "partyIds", ids);
     ctx.transact(async move |_, _| Ok(Plan::answer(()).event(event.clone())))
         .await
-}
-
-#[derive(serde::Serialize)]
-struct PartyIds<'a> {
-    #[serde(rename = "partyIds")]
-    party_ids: &'a str,
 }
 
 /// getParty and getEntity: the caller's live record (`198` otherwise), an array of one

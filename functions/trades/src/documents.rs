@@ -18,7 +18,8 @@ use shared::store::{CmpOp, Cond, Index, Query, Val, Write};
 use shared::webhooks::view_event;
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{ids_event, trade_id, trade_of};
+use crate::support::{trade_id, trade_of};
+use shared::webhooks::ids_event;
 
 /// The answer of an upload (OBSERVED-MORE: uploadTradeDocument).
 pub const UPLOADED: &str = "Document has been uploaded Successfully";

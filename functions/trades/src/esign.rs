@@ -28,7 +28,8 @@ use shared::records::{offering, subscription, trade};
 use shared::webhooks::{record_event, view_event, Event};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{existing_account, ids_event, primary, trade_id, trade_of};
+use crate::support::{existing_account, primary, trade_id, trade_of};
+use shared::webhooks::ids_event;
 
 /// Most templates one sending carries: its envelopes and document records, the retired
 /// sending's voids, the trade and the webhooks are one transaction (at most 100 writes).

@@ -13,7 +13,8 @@ use shared::store::{CmpOp, Cond, Index, Item, Key, Query, Val, Write};
 use shared::webhooks::{view_event, Event};
 use shared::{insert_array, op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use crate::support::{ids_event, trade_id, trade_of};
+use crate::support::{trade_id, trade_of};
+use shared::webhooks::ids_event;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]

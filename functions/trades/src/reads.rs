@@ -1,7 +1,8 @@
 //! Trade reads: getTrade, getTradeStatus, getTradesForOffering, getAllTrades (deprecated),
 //! `GET /v3/trades`, getAccountTradeHistory and getPaymentInfo.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+use std::future::Future;
 
 use http::Method;
 use serde::Serialize;
@@ -22,7 +23,8 @@ use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
 use shared::webhooks::view_event;
 
-use crate::support::{account_trade, existing_account, ids_event, trade_id, trade_of};
+use crate::support::{account_trade, existing_account, trade_id, trade_of};
+use shared::webhooks::ids_event;
 
 /// Most records getAllTrades answers (as getAllOffers: part 1, Limits).
 const ALL_MAX: usize = 10_000;
@@ -115,41 +117,37 @@ impl Lookups {
     /// list of thousands of trades over as many accounts would otherwise wait for each read
     /// in turn (minutes on a slow store, past part 1's 60 s).
     async fn prefetch(&mut self, ctx: &Ctx, trades: &[Trade]) -> Result<(), ApiError> {
-        use futures_util::{StreamExt, TryStreamExt};
-        let distinct = |ids: Vec<String>| -> Vec<String> {
-            let mut ids = ids;
-            ids.sort_unstable();
-            ids.dedup();
-            ids
-        };
-        let accounts = distinct(trades.iter().map(|t| t.account_id.clone()).collect());
-        let offerings = distinct(trades.iter().map(|t| t.offering_id.clone()).collect());
-        let read: Vec<(String, Option<Account>)> = futures_util::stream::iter(accounts)
-            .map(|id| {
-                let ctx = ctx.clone();
-                async move {
-                    let a = records::load::<Account>(ctx.store(), ctx.client_id(), &id).await?;
-                    Ok::<_, ApiError>((id, a.map(|s| s.rec)))
-                }
-            })
-            .buffer_unordered(PREFETCH)
-            .try_collect()
-            .await?;
-        self.accounts.extend(read);
-        let read: Vec<(String, Option<Offering>)> = futures_util::stream::iter(offerings)
-            .map(|id| {
-                let ctx = ctx.clone();
-                async move {
-                    let o = offering::load(ctx.store(), ctx.client_id(), &id).await?;
-                    Ok::<_, ApiError>((id, o.map(|s| s.rec)))
-                }
-            })
-            .buffer_unordered(PREFETCH)
-            .try_collect()
-            .await?;
-        self.offerings.extend(read);
+        let accounts = trades.iter().map(|t| t.account_id.clone()).collect();
+        let accounts = read_each(ctx, accounts, |ctx, id| async move {
+            Ok(records::load::<Account>(ctx.store(), ctx.client_id(), &id)
+                .await?
+                .map(|s| s.rec))
+        });
+        self.accounts.extend(accounts.await?);
+        let offerings = trades.iter().map(|t| t.offering_id.clone()).collect();
+        let offerings = read_each(ctx, offerings, |ctx, id| async move {
+            Ok(offering::load(ctx.store(), ctx.client_id(), &id).await?.map(|s| s.rec))
+        });
+        self.offerings.extend(offerings.await?);
         Ok(())
     }
+}
+
+/// `read` of each of `ids`, [`PREFETCH`] at a time: each ID with what it read.
+async fn read_each<T, F: Future<Output = Result<Option<T>, ApiError>>>(
+    ctx: &Ctx,
+    ids: BTreeSet<String>,
+    read: impl Fn(Ctx, String) -> F,
+) -> Result<Vec<(String, Option<T>)>, ApiError> {
+    use futures_util::{StreamExt, TryStreamExt};
+    futures_util::stream::iter(ids)
+        .map(|id| {
+            let read = read(ctx.clone(), id.clone());
+            async move { Ok::<_, ApiError>((id, read.await?)) }
+        })
+        .buffer_unordered(PREFETCH)
+        .try_collect()
+        .await
 }
 
 /// Reads a list's lookups keep in flight at once.

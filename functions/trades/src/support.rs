@@ -9,7 +9,6 @@ use shared::records::link::{primary_key, primary_party};
 use shared::records::trade::{self, no_pending_ach};
 use shared::records::{self, Stored};
 use shared::store::{Cond, Write};
-use shared::webhooks::Event;
 use shared::{ApiError, Ctx, Params, Plan};
 
 /// An account of the caller that is not deleted and not archived (createTrade), or `148`.
@@ -83,17 +82,6 @@ pub fn ip_param(ctx: &Ctx, p: &Params, names: &[&str]) -> Result<String, ApiErro
     Ok(p.opt(names)?
         .filter(|v| !v.trim().is_empty())
         .unwrap_or_else(|| ctx.ip.to_string()))
-}
-
-/// The webhook of a read that answers a set of trades: the answered IDs, comma separated,
-/// after `lead` (the ID the read was for).
-pub fn ids_event(method: &str, lead: Option<(&str, &str)>, name: &str, ids: impl Iterator<Item = String>) -> Event {
-    let e = Event::new(method);
-    let e = match lead {
-        Some((k, v)) => e.field(k, v.to_owned()),
-        None => e,
-    };
-    e.field(name, ids.collect::<Vec<_>>().join(","))
 }
 
 /// `plan` with, when `guarded`, the check that no ACH fund move of the trade is pending

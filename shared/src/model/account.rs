@@ -345,10 +345,3 @@ pub struct ArchiveView<'a> {
     #[serde(rename = "archiveStatus")]
     pub archive_status: &'a str,
 }
-
-/// The getAllAccounts and searchAccount webhook: the accounts answered, comma separated.
-#[derive(Serialize)]
-pub struct AccountIds<'a> {
-    #[serde(rename = "accountIds")]
-    pub account_ids: &'a str,
-}

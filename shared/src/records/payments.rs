@@ -264,12 +264,17 @@ pub async fn funding(store: &dyn Store, client: &str, trade_id: &str) -> Result<
 
 /// Marks the trade held by move `ref_num`; fails when another move holds it.
 pub fn funding_put(client: &str, trade_id: &str, ref_num: &str) -> Write {
-    let mut item = funding_key(client, trade_id).item();
-    item.insert("RefNum".into(), Val::S(ref_num.to_owned()));
     Write::Put {
-        item,
+        item: funding_item(client, trade_id, ref_num),
         cond: Some(Cond::NotExists),
     }
+}
+
+/// The trade's funding marker: the `RefNum` of the move that holds it.
+fn funding_item(client: &str, trade_id: &str, ref_num: &str) -> crate::store::Item {
+    let mut item = funding_key(client, trade_id).item();
+    item.insert("RefNum".into(), Val::S(ref_num.to_owned()));
+    item
 }
 
 /// Hands the trade to move `ref_num`, whatever held it: from its settled payment to that
@@ -277,8 +282,7 @@ pub fn funding_put(client: &str, trade_id: &str, ref_num: &str) -> Write {
 /// paid is still on its way back; the marker says `refund` so that a status change can check
 /// it without a read), and back from a refund that did not reach the investor.
 pub fn funding_hold(client: &str, trade_id: &str, ref_num: &str, refund: bool) -> Write {
-    let mut item = funding_key(client, trade_id).item();
-    item.insert("RefNum".into(), Val::S(ref_num.to_owned()));
+    let mut item = funding_item(client, trade_id, ref_num);
     if refund {
         item.insert(REFUND_ATTR.into(), Val::Bool(true));
     }

@@ -265,6 +265,23 @@ pub fn record_event(method: &str, record: &serde_json::Map<String, serde_json::V
         .fold(Event::new(method), |e, (k, v)| e.field(k, value_text(v)))
 }
 
+/// The webhook of a read that answers a set of records: the answered IDs under `name`,
+/// comma separated, after `lead` (the ID the read was for, if any).
+pub fn ids_event<S: AsRef<str>>(
+    method: &str,
+    lead: Option<(&str, &str)>,
+    name: &str,
+    ids: impl IntoIterator<Item = S>,
+) -> Event {
+    let e = Event::new(method);
+    let e = match lead {
+        Some((k, v)) => e.field(k, v.to_owned()),
+        None => e,
+    };
+    let ids: Vec<S> = ids.into_iter().collect();
+    e.field(name, ids.iter().map(AsRef::as_ref).collect::<Vec<&str>>().join(","))
+}
+
 /// The webhook whose payload is a view's fields, in the view's order (the same struct that
 /// serves the response, where part 1 gives both the same fields).
 pub fn view_event(method: &str, view: &impl Serialize) -> Event {
