@@ -434,7 +434,8 @@ both!(fund_moves_follow_every_rule_in_order, |t: TestApp| async move {
     let mut voided = hook(&t, "requestForVoidACH").await;
     let void = [("accountId", a.as_str()), ("RefNum", ref_num.as_str())];
     // Lookalikes of the credential name are not identifiers.
-    let sent = [&void[..], &[("client_id", "zzz"), ("ClientID", "q")]].concat();
+    let lookalikes = [("client_id", "zzz"), ("ClientID", "q"), ("client-id", "h")];
+    let sent = [&void[..], &lookalikes].concat();
     let r = t.post("requestForVoidACH", &sent).await;
     code(&r, "101");
     assert_eq!(r.json["investorExternalAccountDetails"], "Status Updated Successfully");
@@ -1637,6 +1638,98 @@ both!(
                 (json!("refund"), json!("Pending"))
             ]
         );
+    }
+);
+
+/// A trade funded and settled, then sent back to CREATED, whose refund the bank returned: its
+/// settled debit holds the trade again. Answers (account, trade).
+async fn returned_refund_setup(t: &TestApp) -> (String, String) {
+    let (a, o, id) = funded_setup(t, "Main").await;
+    let debit = ref_num_of(&fund(t, &a, &o, &id, "50").await);
+    run_ach(t).await;
+    let settle = json!({"status": "Settled"});
+    assert_eq!(
+        t.operator(Method::POST, &bank_status(t, &a, &debit), settle)
+            .await
+            .status,
+        200
+    );
+    let back = [
+        ("accountId", a.as_str()),
+        ("tradeId", id.as_str()),
+        ("tradeStatus", "CREATED"),
+    ];
+    code(&t.post("updateTradeStatus", &back).await, "101");
+    run_ach(t).await;
+    let refund = history(t, &a).await[1]["RefNum"].as_str().unwrap().to_owned();
+    let returned = json!({"status": "Returned", "error": "R02 - Account closed"});
+    assert_eq!(
+        t.operator(Method::POST, &bank_status(t, &a, &refund), returned)
+            .await
+            .status,
+        200
+    );
+    (a, id)
+}
+
+both!(
+    every_way_of_closing_a_trade_refunds_the_money_a_returned_refund_left,
+    |t: TestApp| async move {
+        let refunded_anew = [
+            (json!("debit"), json!("Settled")),
+            (json!("refund"), json!("Returned")),
+            (json!("refund"), json!("Pending")),
+        ];
+        for close in ["deleteTrade", "CANCELED", "Rejected", "cancelInvestment"] {
+            let (a, id) = returned_refund_setup(&t).await;
+            let r = match close {
+                "cancelInvestment" => cancel_investment(&t, &id).await,
+                "deleteTrade" => t.post("deleteTrade", &[("accountId", &a), ("tradeId", &id)]).await,
+                status => {
+                    let params = [
+                        ("accountId", a.as_str()),
+                        ("tradeId", id.as_str()),
+                        ("tradeStatus", status),
+                    ];
+                    t.post("updateTradeStatus", &params).await
+                }
+            };
+            code(&r, "101");
+            assert_eq!(moves_of(&t, &a).await, refunded_anew, "{close}");
+        }
+        // Closed, with its refund returned again: cancelling once more refunds the money anew
+        // (the trade stays as it is), and only while no refund is under way.
+        let (a, id) = returned_refund_setup(&t).await;
+        code(&cancel_investment(&t, &id).await, "101");
+        code(&cancel_investment(&t, &id).await, "190");
+        run_ach(&t).await;
+        let second = history(&t, &a).await[2]["RefNum"].as_str().unwrap().to_owned();
+        let returned = json!({"status": "Returned", "error": "R03"});
+        assert_eq!(
+            t.operator(Method::POST, &bank_status(&t, &a, &second), returned)
+                .await
+                .status,
+            200
+        );
+        let r = cancel_investment(&t, &id).await;
+        code(&r, "101");
+        assert_eq!(trade_status(&t, &id).await, "CANCELED");
+        assert_eq!(
+            moves_of(&t, &a).await,
+            [
+                (json!("debit"), json!("Settled")),
+                (json!("refund"), json!("Returned")),
+                (json!("refund"), json!("Returned")),
+                (json!("refund"), json!("Pending"))
+            ]
+        );
+        let r = t
+            .post(
+                "fundReturnRequest",
+                &[("tradeId", id.as_str()), ("requestedBy", "Investor"), ("reason", "x")],
+            )
+            .await;
+        code(&r, "190");
     }
 );
 

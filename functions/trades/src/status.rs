@@ -8,7 +8,7 @@
 use crate::trade_esign::{self, Voids};
 use shared::esign;
 use shared::model::ids::AccountId;
-use shared::model::payments::{refund_under_way, FundStatus, Owner, FUND_MOVE};
+use shared::model::payments::{refund_under_way, FundMove, FundStatus, Owner, FUND_MOVE};
 use shared::model::trade::{ach_pending, wrong_status, Cancellation, Trade, TradeStatus};
 use shared::records::payments as pay;
 use shared::records::trade;
@@ -67,9 +67,10 @@ fn status_names() -> String {
 /// (applied with the move). The status is read loosely (`UNWIND_PENDING`, any casing) and
 /// stored as sent. Moves only along the state table (`190` otherwise); an unknown status
 /// is `106`. The current status again answers `101` and sends no webhook (optional fields
-/// sent are still stored, and so is another spelling of it). Leaving `CREATED` for `CANCELED` or `Rejected` needs no pending
-/// ACH fund move (`150`); leaving `FUNDED` for them or for `CREATED` refunds settled money as
-/// cancelInvestment does. Answers `tradeDetails` = `[trade record]` with the new
+/// sent are still stored, and so is another spelling of it). Leaving `CREATED` for `CANCELED`
+/// or `Rejected` needs no pending ACH fund move (`150`), and refunds anew settled money a
+/// returned refund left holding the trade; leaving `FUNDED` for them or for `CREATED` refunds
+/// settled money as cancelInvestment does. Answers `tradeDetails` = `[trade record]` with the new
 /// `orderStatus`; fires `updateTradeStatus` (part 1's payload) when the status changed. A
 /// move to `CANCELED` or `Rejected` voids the trade's subscription documents still out in
 /// the same transaction (each firing `updateDocuSignStatus` `VOIDED`; the trade's
@@ -116,10 +117,13 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             // A funded trade cancelled, rejected or sent back to CREATED ("funds returned")
             // gives its money back as cancelInvestment does: settled money is never left on a
             // trade that is not funded.
-            let money = if moving && current == TradeStatus::Funded && target.is_unfunded() {
+            let money = if !moving || !target.is_unfunded() {
+                Vec::new()
+            } else if current == TradeStatus::Funded {
                 cancelled_funding(&ctx, &id, &now).await?.0
             } else {
-                Vec::new()
+                // A refund that came back left its payment holding the trade.
+                settled_money(&ctx, &id, &now).await?
             };
             let status_event = moving.then(|| after.status_event(STATUS_METHOD));
             let plan = move_plan(client, &stored, after, voids, guarded, status_event)?.writes(money);
@@ -146,7 +150,8 @@ fn details_reply(t: &Trade) -> Reply {
 /// (out of the lists and the purchase history, still readable by ID); its units go back to
 /// the offering in the same transaction. Answers `tradeDetails` = `[{partyId, offeringId,
 /// orderStatus}]`; fires `deleteTrade` (`tradeId`). Its subscription documents still out are
-/// voided in the same transaction (as updateTradeStatus to `CANCELED`).
+/// voided in the same transaction (as updateTradeStatus to `CANCELED`), and settled money a
+/// returned refund left holding it is refunded anew.
 pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let account = p.req(&["accountId"])?;
     let id = trade_id(&p)?;
@@ -172,8 +177,9 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             after.stamps.updated.clone_from(&now);
             after.stamps.updated_ip = ctx.ip.to_string();
             let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
+            let money = settled_money(&ctx, &id, &now).await?;
             let event = view_event("deleteTrade", &after.reference());
-            move_plan(client, &stored, after, voids, true, [event])
+            Ok(move_plan(client, &stored, after, voids, true, [event])?.writes(money))
         })
         .await?;
     void_at_provider(&ctx, &after.id, &voids).await;
@@ -195,14 +201,26 @@ async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) ->
             let client = ctx.client_id();
             let stored = trade_of(&ctx, &id).await?;
             let current = stored.rec.holding().status;
-            if !current.can_move_to(TradeStatus::Canceled) {
+            let now = ctx.now();
+            // A closed trade whose refund came back (returned or declined): its payment holds
+            // it again, and cancelling it once more refunds that money anew.
+            let refunding = match current {
+                TradeStatus::Canceled | TradeStatus::Rejected => settled_money(&ctx, &id, &now).await?,
+                _ => Vec::new(),
+            };
+            if !current.can_move_to(TradeStatus::Canceled) && refunding.is_empty() {
                 return Err(wrong_status(format!(
                     "Only a CREATED or FUNDED trade can be cancelled (it is {})",
                     stored.rec.status
                 )));
             }
-            let now = ctx.now();
             let mut after = stored.rec.clone();
+            if !refunding.is_empty() {
+                after.stamps.updated.clone_from(&now);
+                after.stamps.updated_ip = ctx.ip.to_string();
+                let event = view_event(&method, &after.cancel_event());
+                return Ok(move_plan(client, &stored, after, Voids::default(), false, [event])?.writes(refunding));
+            }
             after.status = TradeStatus::Canceled.name().into();
             after.cancellation = Some(Cancellation {
                 requested_by: requested_by.clone(),
@@ -236,8 +254,8 @@ async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) ->
 /// whether the trade operations' pending-ACH check still applies (not when the void clears
 /// that marker itself).
 async fn cancelled_funding(ctx: &Ctx, trade_id: &str, now: &str) -> Result<(Vec<Write>, bool), ApiError> {
-    let (store, client) = (ctx.store(), ctx.client_id());
-    let Some(held) = pay::holding_move(store, client, trade_id).await? else {
+    let client = ctx.client_id();
+    let Some(held) = pay::holding_move(ctx.store(), client, trade_id).await? else {
         return Ok((Vec::new(), true));
     };
     if held.rec.is_refund() {
@@ -248,24 +266,41 @@ async fn cancelled_funding(ctx: &Ctx, trade_id: &str, now: &str) -> Result<(Vec<
             let voided = held.rec.moved(FundStatus::Voided, "", now);
             Ok((pay::move_change(client, &held, &voided)?, false))
         }
-        FundStatus::Settled => {
-            let to = pay::external(store, client, Owner::Account, &held.rec.account_id).await?;
-            let refund = held
-                .rec
-                .refund(ctx.next_id(FUND_MOVE).await?, to.as_ref().map(|e| &e.rec), now);
-            let mut writes = pay::move_new(client, &refund)?;
-            writes.push(pay::funding_hold(client, trade_id, &refund.ref_num, true));
-            Ok((writes, true))
-        }
+        FundStatus::Settled => Ok((refund(ctx, &held, trade_id, now).await?, true)),
         _ => Err(ach_pending()),
     }
+}
+
+/// The settled payment that holds a trade no longer funded: one whose refund came back
+/// (returned or declined), the money still in escrow. A cancellation refunds it anew.
+async fn settled_money(ctx: &Ctx, trade_id: &str, now: &str) -> Result<Vec<Write>, ApiError> {
+    match pay::holding_move(ctx.store(), ctx.client_id(), trade_id).await? {
+        Some(held) if !held.rec.is_refund() && held.rec.fund_status == FundStatus::Settled => {
+            refund(ctx, &held, trade_id, now).await
+        }
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// The refund of `held`, a settled payment: a credit move to the investor's external account
+/// for the next batch, which holds the trade while under way.
+async fn refund(ctx: &Ctx, held: &Stored<FundMove>, trade_id: &str, now: &str) -> Result<Vec<Write>, ApiError> {
+    let client = ctx.client_id();
+    let to = pay::external(ctx.store(), client, Owner::Account, &held.rec.account_id).await?;
+    let refund = held
+        .rec
+        .refund(ctx.next_id(FUND_MOVE).await?, to.as_ref().map(|e| &e.rec), now);
+    let mut writes = pay::move_new(client, &refund)?;
+    writes.push(pay::funding_hold(client, trade_id, &refund.ref_num, true));
+    Ok(writes)
 }
 
 /// `POST /v3/cancelInvestment`: `tradeId`, `requestedBy`, `reason` required; `notes`,
 /// `createdIpAddress` optional (stored with the cancellation). A `CREATED` or `FUNDED` trade
 /// moves to `CANCELED` (`190` otherwise); its units go back to the offering. Its ACH money:
 /// a `Pending` move is voided, a `Submitted` one answers `150`, settled money is refunded
-/// (a credit move for the next batch). Answers
+/// (a credit move for the next batch). A `CANCELED` or `Rejected` trade whose refund came
+/// back has that money refunded anew, its status unchanged (`190` for any other). Answers
 /// `Canceled investment details` = `[cancelled-investment record]`; fires the inner
 /// `updateTradeStatus`, then `cancelInvestment`. Its subscription documents still out are
 /// voided in the same transaction (as updateTradeStatus to `CANCELED`).

@@ -157,7 +157,7 @@ fn identifiers(params: &Params) -> Vec<(String, serde_json::Value)> {
 /// The credential parameter (`clientID`) in any spelling, which no webhook carries from the
 /// request (`client_id` in a payload is the receiving client's own ID, CONTRACT).
 fn is_credential(field: &str) -> bool {
-    field.replace('_', "").eq_ignore_ascii_case("clientid")
+    field.replace(['_', '-'], "").eq_ignore_ascii_case("clientid")
 }
 
 /// A handler's result as a status and body. An internal error is logged here, once, in its
