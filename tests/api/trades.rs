@@ -798,7 +798,7 @@ both!(payment_info_tells_how_and_where_to_pay, |t: TestApp| async move {
         .operator(
             Method::PUT,
             &path,
-            json!({"name": "Custody Co", "wire": {"accountnumber": "123"}}),
+            json!({"name": "Custody Co", "wire": {"accountnumber": "987654321012", "routingnumber": "021000021"}}),
         )
         .await;
     assert_eq!(r.status, 200, "{:?}", r.json);
@@ -823,10 +823,14 @@ both!(payment_info_tells_how_and_where_to_pay, |t: TestApp| async move {
     assert_eq!(info["totalAmount"], "20.000000");
     assert_eq!(info["achPending"], "no");
     assert_eq!(info["custodianDetails"]["name"], "Custody Co");
-    assert_eq!(info["custodianDetails"]["wire"]["accountnumber"], "123");
+    assert_eq!(info["custodianDetails"]["wire"]["accountnumber"], "987654321012");
     let got = h.next(5).await.expect("webhook");
     let mut sent = fields_of(info, &scalars);
-    sent.push(("custodianDetails".into(), info["custodianDetails"].to_string()));
+    // The custodian's bank numbers, shown to the caller, are masked in the webhook.
+    let mut custodian = info["custodianDetails"].clone();
+    custodian["wire"]["accountnumber"] = json!("XXXXXXXX1012");
+    custodian["wire"]["routingnumber"] = json!("XXXXX0021");
+    sent.push(("custodianDetails".into(), custodian.to_string()));
     assert_eq!(got.pairs(), sent, "the fields, the nested one as JSON text");
     mark_ach_pending(&t, &id).await;
     let r = t

@@ -21,7 +21,7 @@ use shared::records::offering;
 use shared::records::trade::{self, pending_ach_key};
 use shared::{op, ApiError, Ctx, Params, Plan, Reply, Routes};
 
-use shared::webhooks::view_event;
+use shared::webhooks::{masked_record_event, view_event};
 
 use crate::support::{account_trade, existing_account, trade_id, trade_of};
 use shared::webhooks::ids_event;
@@ -369,7 +369,7 @@ struct HistoryView<'a> {
 /// offering's current escrow account, and `custodianDetails`, the client's wire and check
 /// instructions as getCustodianDetailsforOffering answers them) and whether an ACH fund
 /// move is pending (`achPending` `yes`/`no`, the payments group's marker). Webhook: the
-/// object's text fields.
+/// object's text fields, the custodian's bank numbers masked.
 pub async fn payment_info(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
     let id = trade_id(&p)?;
     let account = p
@@ -407,7 +407,9 @@ pub async fn payment_info(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 ach_pending: if pending { "yes" } else { "no" },
                 custodian_details: settings.details(),
             };
-            let event = view_event("getPaymentInfo", &info);
+            // The custodian's bank numbers, shown to the caller, are masked in the webhook.
+            let key = ctx.client.webhook_key.as_deref();
+            let event = masked_record_event("getPaymentInfo", shared::model::object(&info), key)?;
             Ok(Plan::answer(info).event(event))
         })
         .await?;

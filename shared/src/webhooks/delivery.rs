@@ -135,14 +135,12 @@ pub fn is_public(ip: IpAddr) -> bool {
     }
     // Only global unicast, 2000::/3, reaches the internet: what lies outside it (unique and
     // site local, link-local, multicast, discard-only, reserved) is never public. Within it:
-    // documentation 2001:db8::/32, Teredo 2001::/32, benchmarking 2001:2::/48, ORCHID
-    // 2001:10::/28 and 2001:20::/28.
+    // the IETF protocol assignments 2001::/23 (Teredo, benchmarking, ORCHID and the rest; a
+    // webhook has no business with their few anycast services), and the documentation
+    // prefixes 2001:db8::/32 and 3fff::/20.
     (seg[0] & 0xe000) == 0x2000
-        && !(seg[0] == 0x2001
-            && (seg[1] == 0x0db8
-                || seg[1] == 0
-                || (seg[1] == 0x0002 && seg[2] == 0)
-                || matches!(seg[1] & 0xfff0, 0x0010 | 0x0020)))
+        && !(seg[0] == 0x2001 && (seg[1] < 0x0200 || seg[1] == 0x0db8))
+        && !(seg[0] == 0x3fff && seg[1] < 0x1000)
 }
 
 /// Most webhook POSTs in flight at once: in all, of one client, and of one client to one
@@ -402,6 +400,10 @@ mod tests {
             "4000::1",
             "2001:2::1",
             "2001:20::1",
+            "2001:100::1",
+            "2001:1ff:ffff::1",
+            "3fff::1",
+            "3fff:fff::1",
         ] {
             assert!(!is_public(private.parse().unwrap()), "{private}");
         }
@@ -413,6 +415,10 @@ mod tests {
             "64:ff9b::8.8.8.8",
             "2002:0808:0808::1",
             "198.20.0.1",
+            "2001:200::1",
+            "2001:db9::1",
+            "3fff:1000::1",
+            "3ffe::1",
         ] {
             assert!(is_public(public.parse().unwrap()), "{public}");
         }

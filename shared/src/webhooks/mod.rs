@@ -186,6 +186,10 @@ const BANK_NUMBERS: &[(&str, bool)] = &[
     ("Routingnumber", true),
     ("ExtAccountnumber", true),
     ("ExtRoutingnumber", true),
+    // The custodian's wire instructions (getCustodianDetailsforOffering's `wire`).
+    ("accountnumber", false),
+    ("routingnumber", false),
+    ("beneficiaryaccountnumber", false),
 ];
 
 /// A bank number as a webhook carries it (CONTRACT, "Payments, custody and escrow"):
