@@ -211,6 +211,40 @@ impl Books {
     }
 }
 
+/// A store whose order-book reads take longer (see [`TestApp::two_instances`]).
+struct SlowBooks {
+    inner: Arc<dyn Store>,
+    delay: Duration,
+}
+
+#[async_trait::async_trait]
+impl Store for SlowBooks {
+    async fn get(&self, key: &shared::store::Key) -> Result<Option<shared::store::Item>, shared::store::StoreError> {
+        self.inner.get(key).await
+    }
+    async fn write(&self, writes: Vec<shared::store::Write>) -> Result<(), shared::store::StoreError> {
+        self.inner.write(writes).await
+    }
+    async fn update(
+        &self,
+        key: &shared::store::Key,
+        ops: Vec<shared::store::Update>,
+        cond: Option<shared::store::Cond>,
+    ) -> Result<shared::store::Item, shared::store::StoreError> {
+        self.inner.update(key, ops, cond).await
+    }
+    async fn query(&self, q: &shared::store::Query) -> Result<shared::store::Page, shared::store::StoreError> {
+        let page = self.inner.query(q).await;
+        if q.pk.contains("#BOOK#") {
+            tokio::time::sleep(self.delay).await;
+        }
+        page
+    }
+    fn requests(&self) -> u64 {
+        self.inner.requests()
+    }
+}
+
 /// Credentials of a client.
 #[derive(Clone, Debug)]
 pub struct Creds {
@@ -285,10 +319,42 @@ impl TestApp {
             Backend::Embedded => embedded_ports(),
             Backend::DynamoDb => aws_ports().await,
         };
+        let clients = Arc::new(ClientCache::new(Duration::from_secs(60)));
+        Self::on(backend, env, (store, queue, blobs), clients, None).await
+    }
+
+    /// Two instances of the service (as two processes, or two Lambda instances of each
+    /// function) on one store, each with its own order-book lanes, for one sandbox client;
+    /// every read of an order book takes `book_reads` longer, to widen the windows between
+    /// a book worker's reads and its writes.
+    pub async fn two_instances(backend: Backend, book_reads: Duration) -> (TestApp, TestApp) {
+        let (store, queue, blobs) = match backend {
+            Backend::Embedded => embedded_ports(),
+            Backend::DynamoDb => aws_ports().await,
+        };
+        let store: Arc<dyn Store> = Arc::new(SlowBooks {
+            inner: store,
+            delay: book_reads,
+        });
+        let clients = Arc::new(ClientCache::new(Duration::from_secs(60)));
+        let shared = (store, queue, blobs);
+        let first = Self::on(backend, Environment::Sandbox, shared.clone(), clients.clone(), None).await;
+        let creds = Some(first.creds());
+        let second = Self::on(backend, Environment::Sandbox, shared, clients, creds).await;
+        (first, second)
+    }
+
+    /// The service on these backends, with a new sandbox client or `creds`' one.
+    async fn on(
+        backend: Backend,
+        env: Environment,
+        (store, queue, blobs): Backends,
         // Processes share nothing in AWS but the store; the client cache is shared here only
         // because the operator's changes to a client reach other functions after at most the
         // cache's 60 s, and the tests do not wait for that.
-        let clients = Arc::new(ClientCache::new(Duration::from_secs(60)));
+        clients: Arc<ClientCache>,
+        creds: Option<Creds>,
+    ) -> TestApp {
         let clock = Arc::new(SettableClock::system());
         let books = match backend {
             Backend::Embedded => Books::Local(Arc::new(LocalSequencer::new(service::BOOK_WORK))),
@@ -311,9 +377,18 @@ impl TestApp {
             })
             .collect();
         let app = functions[0].1.clone();
-        let client_id = format!("dev-{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
-        let api_key = shared::auth::random_secret();
-        app.ensure_dev_client(&client_id, &api_key).await.expect("dev client");
+        let Creds {
+            id: client_id,
+            key: api_key,
+        } = match creds {
+            Some(c) => c,
+            None => {
+                let id = format!("dev-{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+                let key = shared::auth::random_secret();
+                app.ensure_dev_client(&id, &key).await.expect("dev client");
+                Creds { id, key }
+            }
+        };
         if let Books::Fifo(fifo) = &books {
             tokio::spawn(fifo.clone().consume(app.ports.clone()));
         }

@@ -960,3 +960,40 @@ both!(
         code(&t.post("cancelOrder", &[("orderid", &ask)]).await, "101");
     }
 );
+
+/// Two instances (two processes, or Lambda instances without SQS FIFO's one-at-a-time per
+/// book) take a buy and a sell that cross at the same moment, each book read slowed so that
+/// both read the book before either order rests: one of the two must see the other, and
+/// they trade, never both resting crossed.
+mod crossing_orders_taken_by_two_instances_at_once_trade {
+    use super::*;
+    use api_tests::Backend;
+
+    async fn run(backend: Backend) {
+        let (one, two) = TestApp::two_instances(backend, std::time::Duration::from_millis(150)).await;
+        let m = market(&one).await;
+        let buyer = create_account(&one).await;
+        let seller = create_account(&one).await;
+        for round in 0..3 {
+            let (bid, offer) = tokio::join!(
+                order(&one, &m, &buyer, "Buy", "1", "10"),
+                order(&two, &m, &seller, "Sell", "1", "10"),
+            );
+            one.settle().await;
+            two.settle().await;
+            for id in [&bid, &offer] {
+                assert_eq!(status(&get_order(&one, id).await), "Executed", "round {round}: {id}");
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn embedded() {
+        run(Backend::Embedded).await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn dynamodb() {
+        run(Backend::DynamoDb).await
+    }
+}

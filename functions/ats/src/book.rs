@@ -90,6 +90,11 @@ async fn round(ctx: &Ctx, msg: &BookMessage) -> Result<Round, ApiError> {
     if taker.rec.is_rfq() || !open {
         return rest(ctx, taker, !open).await;
     }
+    // The book's place counter is read before the book itself: an order another worker rests
+    // after this read (one the read below may miss) moves the counter, so this order's own
+    // resting fails its condition and the round reads the book again, instead of both resting
+    // crossed (SQS FIFO serializes a book in AWS; local processes sharing a table do not).
+    let last = book::last_seq(store, client, &msg.security_id).await?;
     let mut known = HashMap::new();
     let mut core = Book::new();
     for id in book::crossing(store, client, &taker.rec).await? {
@@ -109,7 +114,7 @@ async fn round(ctx: &Ctx, msg: &BookMessage) -> Result<Round, ApiError> {
         return Ok(Round::Stale);
     }
     match known.remove(id) {
-        Some(taker) if taker.rec.remaining_shares > 0 => rest(ctx, taker, false).await,
+        Some(taker) if taker.rec.remaining_shares > 0 => rest_after(ctx, taker, false, last).await,
         _ => Ok(Round::Done),
     }
 }
@@ -200,9 +205,15 @@ async fn commit(ctx: &Ctx, changes: Vec<Change>) -> Result<Round, ApiError> {
 /// Rests an order on its book at the security's next place in time priority (marking the
 /// book for the open when the market is closed).
 async fn rest(ctx: &Ctx, stored: Stored<AtsOrder>, closed: bool) -> Result<Round, ApiError> {
-    let (store, client) = (ctx.store(), ctx.client_id());
+    let last = book::last_seq(ctx.store(), ctx.client_id(), &stored.rec.security_id).await?;
+    rest_after(ctx, stored, closed, last).await
+}
+
+/// Rests an order after the place `last`, the counter as read before the book was: `Stale`
+/// when another order took a place since.
+async fn rest_after(ctx: &Ctx, stored: Stored<AtsOrder>, closed: bool, last: u64) -> Result<Round, ApiError> {
+    let client = ctx.client_id();
     let security = stored.rec.security_id.clone();
-    let last = book::last_seq(store, client, &security).await?;
     let mut after = stored.rec.clone();
     after.seq = last + 1;
     let mut writes = book::change_order(client, &stored, &after)?;

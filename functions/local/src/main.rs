@@ -20,7 +20,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use shared::app::OperatorAccess;
 use shared::blobs::{BlobError, Served, LOCAL_PREFIX};
 use shared::clock::SystemClock;
-use shared::config::Config;
+use shared::config::{Config, StoreKind};
 use shared::http::{Handled, RawRequest};
 use shared::queue::sequencer::LocalSequencer;
 use shared::webhooks::{Deliverer, Envelope};
@@ -333,14 +333,27 @@ async fn open_books(app: Arc<App>) {
     }
 }
 
-/// Every minute, re-sends outbox entries older than five minutes: long enough for a
-/// delivery waiting in the in-memory queue to have been attempted.
+/// How old an outbox entry must be for a sweep to send it again: long enough for a delivery
+/// waiting in the queue to have been attempted.
+const OUTBOX_AGE: Duration = Duration::from_secs(300);
+
+/// The start-up sweep's age. The embedded store's file is this process's alone, so what its
+/// outbox holds at start a crash left: sent at once. A DynamoDB table may be shared with other
+/// running instances, whose entries are still on their way: only the stale ones go.
+fn startup_outbox_age(store: &StoreKind) -> Duration {
+    match store {
+        StoreKind::Embedded(_) => Duration::ZERO,
+        StoreKind::DynamoDb => OUTBOX_AGE,
+    }
+}
+
+/// Every minute, re-sends outbox entries older than [`OUTBOX_AGE`].
 async fn sweep_outbox(app: Arc<App>) {
     let mut every = tokio::time::interval(Duration::from_secs(60));
     every.tick().await;
     loop {
         every.tick().await;
-        match app.sweep_outbox(Duration::from_secs(300)).await {
+        match app.sweep_outbox(OUTBOX_AGE).await {
             Ok(0) => {}
             Ok(n) => tracing::warn!(webhooks = n, "outbox: webhooks re-sent"),
             Err(e) => tracing::error!(error = %e, "outbox sweep failed"),
@@ -384,7 +397,7 @@ async fn main() -> Result<(), String> {
     ));
     // Webhooks a crash left in the outbox go out before anything new is served; the timer
     // catches those whose hand-over or attempt failed while running.
-    match app.sweep_outbox(Duration::ZERO).await {
+    match app.sweep_outbox(startup_outbox_age(&cfg.store)).await {
         Ok(0) => {}
         Ok(n) => tracing::info!(webhooks = n, "outbox: webhooks left by the last run sent"),
         Err(e) => tracing::error!(error = %e, "outbox sweep failed at start-up"),
@@ -454,6 +467,13 @@ async fn main() -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_start_up_sweep_leaves_other_instances_entries_on_a_shared_table() {
+        let embedded = StoreKind::Embedded(std::path::PathBuf::from("data"));
+        assert_eq!(startup_outbox_age(&embedded), Duration::ZERO);
+        assert_eq!(startup_outbox_age(&StoreKind::DynamoDb), OUTBOX_AGE);
+    }
 
     #[test]
     fn credentials_have_no_public_default_in_production_and_are_never_empty() {
