@@ -46,7 +46,7 @@ OPERATOR_BINARY = "operator"
 # Serves the legacy prefix for every group: it registers no route of its own and must link
 # every crate that does.
 LEGACY_BINARY = "legacy"
-LEGACY_ROUTE = ("ANY", "/tapiv3/index.php/v3/{operation}")
+LEGACY_ROUTE = ("ANY", "/tapiv3/index.php/v3/{proxy+}")
 # The OpenAPI document of every route, which the legacy binary serves since it links them all.
 OPENAPI_ROUTE = ("GET", "/openapi.json")
 FORBIDDEN_ACTION = "dynamodb:Scan"
@@ -60,7 +60,7 @@ KERNEL_ROUTES = {
     ("ANY", "$default"),
     ("GET", "/v3/ping"),
     ("GET", "/v3/status"),
-    ("ANY", "/tapiv3/index.php/v3/{operation}"),
+    ("ANY", "/tapiv3/index.php/v3/{proxy+}"),
     # The legacy host's getAccount (part 1, Versioning 3), resolved by the router.
     ("ANY", "/getAccount"),
 }
