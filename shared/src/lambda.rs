@@ -395,9 +395,26 @@ pub async fn handle_operator(app: Arc<App>, req: Request) -> Result<Response<Bod
 /// so the POST follows the response.
 pub async fn handle(app: Arc<App>, req: Request) -> Result<Response<Body>, lambda_http::Error> {
     let head_request = req.method() == http::Method::HEAD;
-    let handled = app.handle(raw_request(&app, req)).await;
-    app.dispatch(handled.events).await;
-    let (head, bytes) = handled.response.into_parts();
+    let left = time_left(&req);
+    let work = app.handle(raw_request(&app, req));
+    let response = match left {
+        Some(left) => match tokio::time::timeout(left, work).await {
+            Ok(handled) => {
+                app.dispatch(handled.events).await;
+                handled.response
+            }
+            Err(_) => {
+                tracing::error!("internal error: the request ran out of time (a store or queue not answering?)");
+                crate::http::out_of_time()
+            }
+        },
+        None => {
+            let handled = work.await;
+            app.dispatch(handled.events).await;
+            handled.response
+        }
+    };
+    let (head, bytes) = response.into_parts();
     // What hyper does for the local API: no body on a 304 or 204, nor for a HEAD request.
     let bodiless = head_request || matches!(head.status.as_u16(), 204 | 304);
     let body = match String::from_utf8(bytes.to_vec()) {
@@ -405,6 +422,19 @@ pub async fn handle(app: Arc<App>, req: Request) -> Result<Response<Body>, lambd
         _ => Body::Empty,
     };
     Ok(Response::from_parts(head, body))
+}
+
+/// How long before the invocation's deadline a request still running is answered `1500`:
+/// time enough to send that answer before Lambda ends the invocation without one (API
+/// Gateway's bare 5xx).
+const ANSWER_MARGIN: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// The time the request may take: its invocation's, less [`ANSWER_MARGIN`]. `None` without a
+/// deadline, or with too little left to keep a margin.
+fn time_left(req: &Request) -> Option<std::time::Duration> {
+    let deadline = std::time::UNIX_EPOCH + std::time::Duration::from_millis(req.lambda_context_ref()?.deadline);
+    let left = deadline.duration_since(std::time::SystemTime::now()).ok()?;
+    left.checked_sub(ANSWER_MARGIN).filter(|d| !d.is_zero())
 }
 
 /// Delivers a batch of queued webhooks concurrently. Messages that could not be processed
@@ -475,6 +505,53 @@ mod tests {
         let routes =
             crate::Routes::new().operator(Method::POST, "/operator/clients", crate::operator_op!(create_client));
         Arc::new(App::on(ports, routes).with_operator(access))
+    }
+
+    async fn never_answers(_ctx: crate::Ctx, _p: crate::Params) -> Result<crate::Reply, crate::ApiError> {
+        std::future::pending().await
+    }
+
+    #[tokio::test]
+    async fn a_request_still_running_near_the_deadline_is_answered_1500() {
+        let ports = Ports::new(
+            Arc::new(EmbeddedStore::in_memory()),
+            Arc::new(EmbeddedQueue::default()),
+            Arc::new(SystemClock),
+            Environment::Sandbox,
+        );
+        let routes = crate::Routes::new().op("createParty", crate::op!(never_answers));
+        let app = Arc::new(App::on(ports, routes));
+        app.ensure_dev_client("sandbox-client", "sandbox-api-key")
+            .await
+            .unwrap();
+        let in_ms = |ms: u64| {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap();
+            u64::try_from(now.as_millis()).unwrap() + ms
+        };
+        let mut context = lambda_runtime::Context::default();
+        context.deadline = in_ms(1300);
+        let req = event(CREATE_PARTY).with_lambda_context(context);
+        let started = std::time::Instant::now();
+        let r = handle(app, req).await.unwrap();
+        assert!(
+            started.elapsed() < std::time::Duration::from_millis(1200),
+            "answered before the deadline"
+        );
+        assert_eq!(r.status(), 500);
+        let Body::Text(text) = r.body() else {
+            panic!("a text body")
+        };
+        let body: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(body["statusCode"], "1500");
+        assert!(
+            body["statusDesc"]
+                .as_str()
+                .unwrap()
+                .starts_with("Internal error (request "),
+            "{body}"
+        );
     }
 
     async fn flaky(_ctx: crate::Ctx, id: String) -> Result<bool, crate::ApiError> {

@@ -66,6 +66,12 @@ pub fn internal_error() -> Response<Bytes> {
     outside_a_route(&ApiError::internal("the request's task ended without an answer"))
 }
 
+/// The answer when a request ran out of its invocation's time (a store or queue that stopped
+/// answering): HTTP 500, `1500`, rather than the platform's bare error.
+pub fn out_of_time() -> Response<Bytes> {
+    outside_a_route(&ApiError::internal("the request ran out of time"))
+}
+
 /// An error answered by an adapter before or after the kernel's routing.
 fn outside_a_route(err: &ApiError) -> Response<Bytes> {
     let request_id = crate::ids::unique();
