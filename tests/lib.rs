@@ -235,6 +235,7 @@ impl Store for SlowBooks {
     }
     async fn query(&self, q: &shared::store::Query) -> Result<shared::store::Page, shared::store::StoreError> {
         let page = self.inner.query(q).await;
+        // A book's partition: `{client}#BOOK#{security}` (shared::records::ats).
         if q.pk.contains("#BOOK#") {
             tokio::time::sleep(self.delay).await;
         }
@@ -283,6 +284,13 @@ pub const BLOB_BASE: &str = "http://local.test";
 
 type Backends = (Arc<dyn Store>, Arc<dyn Queue>, Arc<dyn Blobs>);
 
+async fn backends(backend: Backend) -> Backends {
+    match backend {
+        Backend::Embedded => embedded_ports(),
+        Backend::DynamoDb => aws_ports().await,
+    }
+}
+
 fn embedded_ports() -> Backends {
     let dir = std::env::temp_dir().join(format!("ips-test-blobs-{}", uuid::Uuid::new_v4().simple()));
     let blobs = DirBlobs::open(dir, BLOB_BASE).expect("blob directory");
@@ -315,12 +323,8 @@ impl TestApp {
     }
 
     pub async fn with_env(backend: Backend, env: Environment) -> TestApp {
-        let (store, queue, blobs) = match backend {
-            Backend::Embedded => embedded_ports(),
-            Backend::DynamoDb => aws_ports().await,
-        };
         let clients = Arc::new(ClientCache::new(Duration::from_secs(60)));
-        Self::on(backend, env, (store, queue, blobs), clients, None).await
+        Self::on(backend, env, backends(backend).await, clients, None).await
     }
 
     /// Two instances of the service (as two processes, or two Lambda instances of each
@@ -328,10 +332,7 @@ impl TestApp {
     /// every read of an order book takes `book_reads` longer, to widen the windows between
     /// a book worker's reads and its writes.
     pub async fn two_instances(backend: Backend, book_reads: Duration) -> (TestApp, TestApp) {
-        let (store, queue, blobs) = match backend {
-            Backend::Embedded => embedded_ports(),
-            Backend::DynamoDb => aws_ports().await,
-        };
+        let (store, queue, blobs) = backends(backend).await;
         let store: Arc<dyn Store> = Arc::new(SlowBooks {
             inner: store,
             delay: book_reads,

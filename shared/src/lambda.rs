@@ -400,21 +400,18 @@ pub async fn handle(app: Arc<App>, req: Request) -> Result<Response<Body>, lambd
     let head_request = req.method() == http::Method::HEAD;
     let left = time_left(&req);
     let work = app.handle(raw_request(&app, req));
-    let response = match left {
-        Some(left) => match tokio::time::timeout(left, work).await {
-            Ok(handled) => {
-                app.dispatch(handled.events).await;
-                handled.response
-            }
-            Err(_) => {
-                tracing::error!("internal error: the request ran out of time (a store or queue not answering?)");
-                crate::http::out_of_time()
-            }
-        },
-        None => {
-            let handled = work.await;
+    let handled = match left {
+        Some(left) => tokio::time::timeout(left, work).await.ok(),
+        None => Some(work.await),
+    };
+    let response = match handled {
+        Some(handled) => {
             app.dispatch(handled.events).await;
             handled.response
+        }
+        None => {
+            tracing::error!("internal error: the request ran out of time (a store or queue not answering?)");
+            crate::http::out_of_time()
         }
     };
     let (head, bytes) = response.into_parts();
@@ -499,14 +496,19 @@ mod tests {
     }
 
     fn memory_app(access: OperatorAccess) -> Arc<App> {
+        let routes =
+            crate::Routes::new().operator(Method::POST, "/operator/clients", crate::operator_op!(create_client));
+        memory_app_of(routes, access)
+    }
+
+    /// `routes` on an in-memory store.
+    fn memory_app_of(routes: crate::Routes, access: OperatorAccess) -> Arc<App> {
         let ports = Ports::new(
             Arc::new(EmbeddedStore::in_memory()),
             Arc::new(EmbeddedQueue::default()),
             Arc::new(SystemClock),
             Environment::Sandbox,
         );
-        let routes =
-            crate::Routes::new().operator(Method::POST, "/operator/clients", crate::operator_op!(create_client));
         Arc::new(App::on(ports, routes).with_operator(access))
     }
 
@@ -516,14 +518,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_still_running_near_the_deadline_is_answered_1500() {
-        let ports = Ports::new(
-            Arc::new(EmbeddedStore::in_memory()),
-            Arc::new(EmbeddedQueue::default()),
-            Arc::new(SystemClock),
-            Environment::Sandbox,
-        );
         let routes = crate::Routes::new().op("createParty", crate::op!(never_answers));
-        let app = Arc::new(App::on(ports, routes));
+        let app = memory_app_of(routes, OperatorAccess::Disabled);
         app.ensure_dev_client("sandbox-client", "sandbox-api-key")
             .await
             .unwrap();

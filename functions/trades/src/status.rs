@@ -58,6 +58,12 @@ fn move_plan(
         .events(void_events))
 }
 
+/// Stamps the trade as updated now, by the caller.
+fn touch(t: &mut Trade, ctx: &Ctx, now: &str) {
+    now.clone_into(&mut t.stamps.updated);
+    t.stamps.updated_ip = ctx.ip.to_string();
+}
+
 fn status_names() -> String {
     TradeStatus::ALL.map(TradeStatus::name).join(", ")
 }
@@ -106,8 +112,7 @@ pub async fn update_status(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
             }
             after.status.clone_from(&sent);
             let now = ctx.now();
-            after.stamps.updated.clone_from(&now);
-            after.stamps.updated_ip = ctx.ip.to_string();
+            touch(&mut after, &ctx, &now);
             let voids = if moving && matches!(target, TradeStatus::Canceled | TradeStatus::Rejected) {
                 trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?
             } else {
@@ -174,8 +179,7 @@ pub async fn delete(ctx: Ctx, p: Params) -> Result<Reply, ApiError> {
                 after.errors.clone_from(e);
             }
             let now = ctx.now();
-            after.stamps.updated.clone_from(&now);
-            after.stamps.updated_ip = ctx.ip.to_string();
+            touch(&mut after, &ctx, &now);
             let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
             let money = settled_money(&ctx, &id, &now).await?;
             let event = view_event("deleteTrade", &after.reference());
@@ -216,8 +220,7 @@ async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) ->
             }
             let mut after = stored.rec.clone();
             if !refunding.is_empty() {
-                after.stamps.updated.clone_from(&now);
-                after.stamps.updated_ip = ctx.ip.to_string();
+                touch(&mut after, &ctx, &now);
                 let event = view_event(&method, &after.cancel_event());
                 return Ok(move_plan(client, &stored, after, Voids::default(), false, [event])?.writes(refunding));
             }
@@ -229,8 +232,7 @@ async fn cancel(ctx: Ctx, p: Params, method: &'static str, key: &'static str) ->
                 ip: ip.clone(),
                 date: now.clone(),
             });
-            after.stamps.updated.clone_from(&now);
-            after.stamps.updated_ip = ctx.ip.to_string();
+            touch(&mut after, &ctx, &now);
             let voids = trade_esign::cancellation_voids(&ctx, &stored.rec, &mut after, &now).await?;
             let (money, guarded) = cancelled_funding(&ctx, &id, &now).await?;
             // The inner status change fires its own webhook first, then the method's, then one

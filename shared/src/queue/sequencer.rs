@@ -207,13 +207,24 @@ mod tests {
         })
     }
 
-    fn message(id: &str, order: &str) -> (String, Option<String>) {
-        let msg = BookMessage {
+    /// A message of book `c#s` for `order`.
+    fn book_message(order: &str) -> BookMessage {
+        BookMessage {
             client_id: "c".into(),
             security_id: "s".into(),
             order_id: Some(order.into()),
-        };
-        (id.into(), serde_json::to_string(&msg).ok())
+        }
+    }
+
+    fn message(id: &str, order: &str) -> (String, Option<String>) {
+        (id.into(), serde_json::to_string(&book_message(order)).ok())
+    }
+
+    /// Notes the order of each message applied, in `seen`.
+    fn note(seen: &Mutex<Vec<String>>, msg: BookMessage) {
+        seen.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(msg.order_id.unwrap_or_default());
     }
 
     #[tokio::test]
@@ -232,21 +243,14 @@ mod tests {
         static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
         fn record(_: Arc<()>, msg: BookMessage) -> BookFuture {
             Box::pin(async move {
-                SEEN.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(msg.order_id.unwrap_or_default());
+                note(&SEEN, msg);
                 Ok(())
             })
         }
         let lanes = LocalSequencer::new(record as BookWork<()>);
         let ports = Arc::new(());
         for n in 0..50 {
-            let msg = BookMessage {
-                client_id: "c".into(),
-                security_id: "s".into(),
-                order_id: Some(n.to_string()),
-            };
-            lanes.send(&ports, msg).await.expect("sent");
+            lanes.send(&ports, book_message(&n.to_string())).await.expect("sent");
         }
         lanes.idle().await;
         let seen = SEEN.lock().unwrap_or_else(|e| e.into_inner()).clone();
@@ -259,26 +263,19 @@ mod tests {
         fn slow(_: Arc<()>, msg: BookMessage) -> BookFuture {
             Box::pin(async move {
                 tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-                SEEN.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(msg.order_id.unwrap_or_default());
+                note(&SEEN, msg);
                 Ok(())
             })
         }
         let lanes = LocalSequencer::new(slow as BookWork<()>);
         let ports = Arc::new(());
-        let msg = |order: &str| BookMessage {
-            client_id: "c".into(),
-            security_id: "s".into(),
-            order_id: Some(order.into()),
-        };
         // "a" is taken at once; the copies of "b" sent while it waits behind "a" are one.
         for order in ["a", "b", "b", "b", "c", "b"] {
-            lanes.send(&ports, msg(order)).await.expect("sent");
+            lanes.send(&ports, book_message(order)).await.expect("sent");
         }
         lanes.idle().await;
         // Taken from its lane, a message may be queued again.
-        lanes.send(&ports, msg("b")).await.expect("sent");
+        lanes.send(&ports, book_message("b")).await.expect("sent");
         lanes.idle().await;
         let seen = SEEN.lock().unwrap_or_else(|e| e.into_inner()).clone();
         assert_eq!(seen, ["a", "b", "c", "b"]);
