@@ -5,11 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MOTO_VERSION=5.2.5
-if [ ! -x .venv/bin/moto_server ]; then
-  python3 -m venv .venv
-  .venv/bin/pip install --quiet "moto[server]==${MOTO_VERSION}"
-fi
+source tests/venv.sh
 
 # What the run writes to the temporary directory (the tests' blob stores and data
 # directories, moto's log) goes in one directory of its own, removed at the end: left
