@@ -11,6 +11,8 @@ It reads infra/template.yaml and builds, on one machine:
 - the SQS event-source mappings (a poller per SQS event, batch item failures honoured).
 
 Schedules do not run on timers: a test invokes a function with a schedule's Input itself.
+Run as a script (`.venv/bin/python tests/lambda/harness.py --bins target/debug`), it serves
+the stack until interrupted.
 
     with Harness("target/lambda") as h:
         requests.get(h.url + "/v3/ping")
@@ -791,10 +793,30 @@ class Harness:
             "awsRegion": REGION,
         }
 
-    def queue_depth(self, logical_id):
-        """Visible plus in-flight messages of a queue of the template."""
-        a = self.client("sqs").get_queue_attributes(
-            QueueUrl=self.refs[logical_id],
-            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"],
-        )["Attributes"]
-        return sum(int(v) for v in a.values())
+
+def main():
+    """Serves the template's stack on this machine until interrupted: the Lambda functions
+    as deployed, behind the front's URL, for trying a change by hand."""
+    import argparse
+    import signal
+
+    def interrupted(*_):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupted)  # `kill` stops it as cleanly as Ctrl-C
+    parser = argparse.ArgumentParser(description="The functions as the template wires them, on this machine.")
+    parser.add_argument("--bins", default=str(ROOT / "target" / "debug"), help="directory of the function binaries")
+    args = parser.parse_args()
+    with Harness(args.bins) as h:
+        print(f"API Gateway front: {h.url}  (operator routes: add the header {IAM_HEADER}: <an ARN>)")
+        print(f"moto: {h.moto_url}  logs: {h.workdir / 'logs'}  (Ctrl-C stops)", flush=True)
+        try:
+            while not h.dead():
+                time.sleep(1)
+            print(f"a function ended: {h.dead()}", file=sys.stderr)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
