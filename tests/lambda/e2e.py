@@ -363,8 +363,10 @@ def part_webhooks(c, api, hooks):
 
 
 def sweep_requests(h, client, ids):
-    """One request per HttpApi route of the template, path parameters filled in."""
+    """One request per HttpApi route of the template, path parameters filled in, and each
+    `/v3/` one again under the legacy prefix."""
     fills = {k: ids[v] for k, v in (("accountId", "account"), ("partyId", "party"), ("offeringId", "offering")) if v in ids}
+    legacy = next(r for r in h.routes if r.greedy and r.path.startswith("/tapiv3/"))
     out = []
     for route in h.routes:
         if route.path == "$default":
@@ -382,6 +384,9 @@ def sweep_requests(h, client, ids):
                     path = path.replace(seg, fills.get(seg.strip("{}"), "dummy"))
             method = "POST" if route.method == "ANY" else route.method
         out.append((route, method, path))
+        if path.startswith("/v3/"):
+            # The incumbent's prefix: the legacy function must know every operation too.
+            out.append((legacy, method, "/tapiv3/index.php" + path))
     return out
 
 
