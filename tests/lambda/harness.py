@@ -82,6 +82,17 @@ def tail(path, lines=40):
         return f"({e})"
 
 
+def end_process(proc):
+    """Stops a child process: politely, then (after 5 s) for good."""
+    if proc and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 class HarnessError(Exception):
     pass
 
@@ -154,13 +165,7 @@ class FunctionProcess:
 
     def stop(self):
         self.stopping = True
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        end_process(self.proc)
         if self.server:
             self.server.shutdown()
             self.server.server_close()
@@ -380,6 +385,7 @@ class Harness:
         self._stop = threading.Event()
         self._threads = []
         self._moto = None
+        self._clients = {}
         self._front = None
         self._own_workdir = False
 
@@ -417,12 +423,7 @@ class Harness:
             self._front.server_close()
         for fn in self.functions.values():
             fn.stop()
-        if self._moto and self._moto.poll() is None:
-            self._moto.terminate()
-            try:
-                self._moto.wait(5)
-            except subprocess.TimeoutExpired:
-                self._moto.kill()
+        end_process(self._moto)
 
     def cleanup(self):
         """Removes the work directory (logs included) when the harness made it."""
@@ -455,13 +456,16 @@ class Harness:
         raise HarnessError(f"moto did not start:\n{tail(self.moto_log)}")
 
     def client(self, service):
-        return boto3.client(
-            service,
-            endpoint_url=self.moto_url,
-            region_name=REGION,
-            aws_access_key_id="test",
-            aws_secret_access_key="test",
-        )
+        """moto's client for `service`, built once (boto3's clients are thread-safe)."""
+        if service not in self._clients:
+            self._clients[service] = boto3.client(
+                service,
+                endpoint_url=self.moto_url,
+                region_name=REGION,
+                aws_access_key_id="test",
+                aws_secret_access_key="test",
+            )
+        return self._clients[service]
 
     def _resources(self, kind):
         return {k: v for k, v in self.template["Resources"].items() if v.get("Type") == kind}
