@@ -350,6 +350,42 @@ def part_schedules(h, c):
         c.ok(ok and isinstance(payload, dict), f"schedule {name}: {binary} answers {json.dumps(event)} without an error: {payload}")
 
 
+def part_dead_letters(h, c):
+    """A message its consumer cannot read, on each queue with a dead-letter queue: the
+    function reports it failed (ReportBatchItemFailures), SQS hands it out again after the
+    visibility timeout (shortened by the harness), and after the template's maxReceiveCount
+    receives it is parked in that queue's dead-letter queue, alone: nothing else went there."""
+    sqs = h.client("sqs")
+    c.need(h.redrives, "the template has queues with dead-letter queues")
+    sent = {}
+    for queue, dlq, receives in h.redrives:
+        body = f"unreadable {queue} message {uuid.uuid4().hex}"
+        extra = {}
+        if h.atts[(queue, "QueueName")].endswith(".fifo"):
+            extra = {"MessageGroupId": "e2e-unreadable", "MessageDeduplicationId": uuid.uuid4().hex}
+        sqs.send_message(QueueUrl=h.refs[queue], MessageBody=body, **extra)
+        sent[queue] = (dlq, receives, body)
+    parked = collections.defaultdict(list)
+
+    def all_parked():
+        for queue, (dlq, _, _) in sent.items():
+            got = sqs.receive_message(QueueUrl=h.refs[dlq], MaxNumberOfMessages=10, AttributeNames=["All"])
+            for m in got.get("Messages", []):
+                parked[queue].append(m)
+                sqs.delete_message(QueueUrl=h.refs[dlq], ReceiptHandle=m["ReceiptHandle"])
+        return all(parked[q] for q in sent)
+
+    wait_for(all_parked, 60, 1)
+    time.sleep(1)
+    all_parked()  # anything else parked behind it
+    for queue, (dlq, receives, body) in sent.items():
+        bodies = [m["Body"] for m in parked[queue]]
+        c.ok(bodies == [body], f"{queue}: the unreadable message, and only it, is parked in {dlq}: {bodies}")
+        # The count moves with the message: the consumer's receives, then the test's own.
+        counts = [m["Attributes"].get("ApproximateReceiveCount") for m in parked[queue]]
+        c.ok(counts == [str(receives + 1)], f"{queue}: parked after {receives} receives (maxReceiveCount): {counts}")
+
+
 def part_webhooks(c, api, hooks):
     """Each hooked call that succeeded has its webhook delivered through the webhooks
     function, once per call."""
@@ -465,7 +501,7 @@ def main():
     started = time.time()
     c = Check()
     hooks = Receiver()
-    h = Harness(args.bins, template=args.template)
+    h = Harness(args.bins, template=args.template, redrive_visibility=1)
     part = "start"
     try:
         h.start()
@@ -479,6 +515,7 @@ def main():
             ("document", lambda: part_document(h, c, api, ids)),
             ("ATS", lambda: part_ats(h, c, api, ctx["client"], ids)),
             ("schedules", lambda: part_schedules(h, c)),
+            ("dead letters", lambda: part_dead_letters(h, c)),
             ("webhooks", lambda: ctx["client"] and part_webhooks(c, api, hooks)),
             # Needs nothing from the parts before: wiring mistakes show even when they fail.
             ("wiring sweep", lambda: part_sweep(h, c, api, ctx.get("client", "dummy"), ids)),

@@ -369,8 +369,12 @@ class Harness:
     them out (`bins/<name>/bootstrap`) or cargo does (`bins/<name>`); `only` limits the
     functions started (binary names)."""
 
-    def __init__(self, bins, template=TEMPLATE, only=None, workdir=None, quiet=False):
+    def __init__(self, bins, template=TEMPLATE, only=None, workdir=None, quiet=False, redrive_visibility=None):
         self.bins = Path(bins)
+        # Seconds of visibility for the queues with a dead-letter queue, instead of the
+        # template's minutes, so that a test sees a failed message parked within seconds.
+        self.redrive_visibility = redrive_visibility
+        self.redrives = []  # (queue, its dead-letter queue, maxReceiveCount), logical IDs
         self.template_path = Path(template)
         self.only = set(only) if only else None
         self.workdir = Path(workdir) if workdir else None
@@ -512,6 +516,9 @@ class Harness:
                 attrs["RedrivePolicy"] = json.dumps(
                     {"deadLetterTargetArn": self.resolve(rp["deadLetterTargetArn"]), "maxReceiveCount": rp["maxReceiveCount"]}
                 )
+                self.redrives.append((name, rp["deadLetterTargetArn"]["Fn::GetAtt"][0], int(rp["maxReceiveCount"])))
+                if self.redrive_visibility is not None:
+                    attrs["VisibilityTimeout"] = str(self.redrive_visibility)
             url = sqs.create_queue(QueueName=qname, Attributes=attrs)["QueueUrl"]
             arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
             self.refs[name] = url
