@@ -410,7 +410,7 @@ class Harness:
             self._own_workdir = True
         try:
             self._start_moto()
-            self._create_resources()
+            self._create_resources(cw)
             self._start_functions(cw)
             self._start_front()
             self._start_mappings()
@@ -474,7 +474,7 @@ class Harness:
     def _resources(self, kind):
         return {k: v for k, v in self.template["Resources"].items() if v.get("Type") == kind}
 
-    def _create_resources(self):
+    def _create_resources(self, cw):
         self.refs = {}  # logical ID -> what !Ref gives
         self.atts = {}  # (logical ID, attribute) -> what !GetAtt gives
         for name, res in self._resources("AWS::DynamoDB::Table").items():
@@ -516,7 +516,10 @@ class Harness:
                 attrs["RedrivePolicy"] = json.dumps(
                     {"deadLetterTargetArn": self.resolve(rp["deadLetterTargetArn"]), "maxReceiveCount": rp["maxReceiveCount"]}
                 )
-                self.redrives.append((name, rp["deadLetterTargetArn"]["Fn::GetAtt"][0], int(rp["maxReceiveCount"])))
+                dlq = cw.getatt_name(rp["deadLetterTargetArn"])
+                if dlq is None:
+                    raise HarnessError(f"{name}: the harness needs the dead-letter queue as !GetAtt <queue>.Arn")
+                self.redrives.append((name, dlq, int(rp["maxReceiveCount"])))
                 if self.redrive_visibility is not None:
                     attrs["VisibilityTimeout"] = str(self.redrive_visibility)
             url = sqs.create_queue(QueueName=qname, Attributes=attrs)["QueueUrl"]
